@@ -1,0 +1,100 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Helpers every operand builder shares: labels, metadata, placement and cert copies. PRIVATE."""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from ..errors import BuildError
+from ..golang import canonical_quantity, normalize_duration
+from ..view import HCView
+
+APP_LABEL = "kubevirt-hyperconverged"
+
+
+def labels(view: HCView, component: str) -> dict[str, str]:
+    return {
+        "app": APP_LABEL,
+        "app.kubernetes.io/component": component,
+        "app.kubernetes.io/managed-by": "hco-operator",
+        "app.kubernetes.io/part-of": "hyperconverged-cluster",
+        "app.kubernetes.io/version": view.version,
+    }
+
+
+def new_object(
+    view: HCView,
+    api_version: str,
+    kind: str,
+    name: str,
+    component: str,
+    namespaced: bool = True,
+    annotations: t.Optional[dict[str, str]] = None,
+) -> dict[str, t.Any]:
+    metadata: dict[str, t.Any] = {"name": name}
+    if namespaced:
+        metadata["namespace"] = view.facts.namespace
+    metadata["labels"] = labels(view, component)
+    if annotations:
+        metadata["annotations"] = annotations
+    return {"apiVersion": api_version, "kind": kind, "metadata": metadata}
+
+
+def placement(source: t.Optional[t.Mapping[str, t.Any]], affinity_value_type: bool = False) -> dict[str, t.Any]:
+    """Deep copy of ``{nodeSelector, affinity, tolerations}`` with Go omitempty applied."""
+    result: dict[str, t.Any] = {}
+    source = source or {}
+    if source.get("nodeSelector"):
+        result["nodeSelector"] = dict(source["nodeSelector"])
+    if source.get("affinity") is not None:
+        result["affinity"] = copy.deepcopy(source["affinity"])
+    elif affinity_value_type:
+        result["affinity"] = {}
+    if source.get("tolerations"):
+        result["tolerations"] = copy.deepcopy(source["tolerations"])
+    return result
+
+
+def cert_config(view: HCView) -> dict[str, t.Any]:
+    """``{ca, server}.{duration, renewBefore}`` in Go duration text."""
+    source = view.spec.get("certConfig") or {}
+    result: dict[str, t.Any] = {}
+    for part in ("ca", "server"):
+        values = source.get(part) or {}
+        result[part] = {}
+        for key in ("duration", "renewBefore"):
+            if values.get(key):
+                result[part][key] = duration(values[key], f"spec.certConfig.{part}.{key}")
+    return result
+
+
+def duration(text: str, path: str) -> str:
+    try:
+        return normalize_duration(text)
+    except ValueError as exc:
+        raise BuildError(path, f"cannot parse duration {text!r}: {exc}") from exc
+
+
+def quantity(value: t.Any, path: str) -> str:
+    try:
+        return canonical_quantity(value)
+    except (ValueError, ArithmeticError) as exc:
+        raise BuildError(path, f"cannot parse quantity {value!r}: {exc}") from exc
+
+
+def resource_requirements(source: t.Mapping[str, t.Any], path: str) -> dict[str, t.Any]:
+    result: dict[str, t.Any] = {}
+    for key in ("limits", "requests"):
+        if source.get(key):
+            result[key] = {name: quantity(v, f"{path}.{key}.{name}") for name, v in source[key].items()}
+    if source.get("claims"):
+        result["claims"] = copy.deepcopy(source["claims"])
+    return result
+
+
+def omit_empty(mapping: dict[str, t.Any]) -> dict[str, t.Any]:
+    """Drop keys whose values Go's ``omitempty`` would drop (None, "", False, 0, empty list/map)."""
+    return {k: v for k, v in mapping.items() if v not in (None, "", False, 0, [], {}) or v is True}

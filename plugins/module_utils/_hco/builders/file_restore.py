@@ -1,0 +1,21 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""FileRestoreOperator (filerestore.kubevirt.io/v1alpha1), always built from 1.17 on (section 11). PRIVATE."""
+
+from __future__ import annotations
+
+import typing as t
+
+from ..tls import field_copy
+from ..view import HCView
+from . import common
+
+NAME = "vm-file-restore-kubevirt-hyperconverged"
+
+
+def build(view: HCView) -> dict[str, t.Any]:
+    operator = common.new_object(view, "filerestore.kubevirt.io/v1alpha1", "FileRestoreOperator", NAME,
+                                 "vm-file-restore")
+    operator["spec"] = {"imagePullPolicy": "IfNotPresent", "tlsSecurityProfile": field_copy(view.tls_profile)}
+    return operator

@@ -1,0 +1,148 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""DataImportCronTemplates (golden images) for SSP and the HC status (hco-mapping.md section 9.1). PRIVATE."""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .errors import BuildError
+from .golang import canonical_quantity
+from .mutator import IMMEDIATE_BIND
+from .view import HCView
+
+ENABLE_ANNOTATION = "dataimportcrontemplate.kubevirt.io/enable"
+ARCH_ANNOTATION = "ssp.kubevirt.io/dict.architectures"
+
+
+def multi_arch_enabled(view: HCView) -> bool:
+    if not view.profile.dicts["multi_arch"]:
+        return False
+    if view.v1.multi_arch_enabled is not None:
+        return bool(view.v1.multi_arch_enabled)
+    return view.gate("enableMultiArchBootImageImport")
+
+
+def _common_list(view: HCView, common_dicts: t.Optional[t.Sequence[t.Mapping[str, t.Any]]]) -> list[dict[str, t.Any]]:
+    schedule = view.status.get("dataImportSchedule", "")
+    result = []
+    for entry in copy.deepcopy(list(common_dicts if common_dicts is not None else view.profile.common_dicts)):
+        spec = entry.setdefault("spec", {})
+        if view.profile.dicts["load_time_defaults"]:
+            spec.setdefault("retentionPolicy", "None")
+            spec.setdefault("importsToKeep", 1)
+        spec["schedule"] = schedule
+        result.append(entry)
+    return result
+
+
+def _enabled(entry: t.Mapping[str, t.Any]) -> bool:
+    value = ((entry.get("metadata") or {}).get("annotations") or {}).get(ENABLE_ANNOTATION)
+    return value is None or str(value).lower() == "true"
+
+
+def _source(entry: t.Mapping[str, t.Any]) -> t.Any:
+    return (((entry.get("spec") or {}).get("template") or {}).get("spec") or {}).get("source")
+
+
+def build(view: HCView, common_dicts: t.Optional[t.Sequence[t.Mapping[str, t.Any]]] = None
+          ) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]]]:
+    """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
+    hc_list = view.spec.get("dataImportCronTemplates") or []
+    by_name: dict[str, dict[str, t.Any]] = {}
+    for index, entry in enumerate(hc_list):
+        name = (entry.get("metadata") or {}).get("name", "")
+        if name in by_name:
+            raise BuildError(f"spec.dataImportCronTemplates[{index}].metadata.name",
+                             f"{name} DataImportCronTemplate is defined twice")
+        by_name[name] = entry
+    shipped = _common_list(view, common_dicts)
+    common_names = {(c.get("metadata") or {}).get("name", "") for c in shipped}
+    merge_metadata = view.profile.dicts["merge_custom_metadata"]
+    namespace_override = view.spec.get("commonBootImageNamespace") or ""
+    chosen: list[tuple[dict[str, t.Any], dict[str, t.Any], t.Optional[dict[str, t.Any]]]] = []
+    if view.switch("enableCommonBootImageImport", True):
+        for common in shipped:
+            metadata = common.setdefault("metadata", {})
+            custom = by_name.get(metadata.get("name", ""))
+            if custom is None:
+                if namespace_override:
+                    metadata["namespace"] = namespace_override
+                chosen.append((common, {"commonTemplate": True}, None))
+                continue
+            if not _enabled(custom):
+                continue
+            entry = copy.deepcopy(common)
+            entry["spec"] = copy.deepcopy(custom.get("spec") or {})
+            if not entry["spec"].get("schedule"):
+                entry["spec"]["schedule"] = common["spec"].get("schedule", "")
+            custom_meta = custom.get("metadata") or {}
+            if custom_meta.get("namespace"):
+                entry["metadata"]["namespace"] = custom_meta["namespace"]
+            else:
+                entry["metadata"].pop("namespace", None)
+            if merge_metadata:
+                annotations = dict(metadata.get("annotations") or {})
+                annotations.update(custom_meta.get("annotations") or {})
+                if _source(custom) != _source(common):
+                    # A changed registry source makes the HC entry's architecture list (or its absence) win.
+                    annotations.pop(ARCH_ANNOTATION, None)
+                    if ARCH_ANNOTATION in (custom_meta.get("annotations") or {}):
+                        annotations[ARCH_ANNOTATION] = custom_meta["annotations"][ARCH_ANNOTATION]
+                elif ARCH_ANNOTATION in (metadata.get("annotations") or {}):
+                    annotations[ARCH_ANNOTATION] = metadata["annotations"][ARCH_ANNOTATION]
+                entry["metadata"]["annotations"] = annotations
+                if custom_meta.get("labels"):
+                    entry["metadata"]["labels"] = dict(custom_meta["labels"])
+            chosen.append((entry, {"commonTemplate": True, "modified": True}, custom))
+    for entry in hc_list:
+        name = (entry.get("metadata") or {}).get("name", "")
+        if name not in common_names and _enabled(entry):
+            chosen.append((copy.deepcopy(entry), {}, entry))
+
+    multi_arch = multi_arch_enabled(view)
+    for_ssp: list[dict[str, t.Any]] = []
+    status: list[dict[str, t.Any]] = []
+    for entry, entry_status, _custom in chosen:
+        annotations = entry.setdefault("metadata", {}).setdefault("annotations", {})
+        deployed = True
+        if multi_arch and ARCH_ANNOTATION in annotations:
+            wanted = [a for a in str(annotations[ARCH_ANNOTATION]).split(",") if a]
+            entry_status["originalSupportedArchitectures"] = annotations[ARCH_ANNOTATION]
+            supported = [a for a in wanted if a in view.facts.workload_architectures]
+            if supported:
+                annotations[ARCH_ANNOTATION] = ",".join(supported)
+            else:
+                deployed = False
+                entry_status["conditions"] = [{"type": "Deployed", "status": "False",
+                                               "reason": "UnsupportedArchitectures",
+                                               "message": "DataImportCronTemplate has no supported architectures "
+                                                          "for the current cluster"}]
+        if not multi_arch:
+            annotations.pop(ARCH_ANNOTATION, None)
+        annotations.setdefault(IMMEDIATE_BIND, "true")
+        normalised = _normalise(entry)
+        status.append({**copy.deepcopy(normalised), "status": entry_status})
+        if deployed:
+            for_ssp.append(normalised)
+    for_ssp.sort(key=lambda e: e["metadata"].get("name", "").encode())
+    status.sort(key=lambda e: e["metadata"].get("name", "").encode())
+    return for_ssp, status
+
+
+def _normalise(entry: dict[str, t.Any]) -> dict[str, t.Any]:
+    """Go serialisation of a DataImportCronTemplate: value-type structs present, quantities canonical."""
+    metadata = {k: v for k, v in entry.get("metadata", {}).items() if v not in (None, "", {}, [])}
+    spec = copy.deepcopy(entry.get("spec") or {})
+    template = spec.get("template")
+    if isinstance(template, dict):
+        template.setdefault("metadata", {})
+        template.setdefault("status", {})
+        for claim in ("storage", "pvc"):
+            resources = ((template.get("spec") or {}).get(claim) or {}).get("resources") or {}
+            for key in ("requests", "limits"):
+                if isinstance(resources.get(key), dict):
+                    resources[key] = {k: canonical_quantity(v) for k, v in resources[key].items()}
+    return {"metadata": metadata, "spec": {k: v for k, v in spec.items() if v not in (None, "")}}

@@ -1,0 +1,45 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""HCO's v1beta1 mutating webhook. PRIVATE."""
+
+from __future__ import annotations
+
+import typing as t
+
+from .profile import ReleaseProfile
+
+IMMEDIATE_BIND = "cdi.kubevirt.io/storage.bind.immediate.requested"
+
+
+def mutate(spec: dict[str, t.Any], status: t.Optional[t.Mapping[str, t.Any]], operation: str,
+           profile: ReleaseProfile) -> dict[str, t.Any]:
+    """Apply the webhook's changes to a defaulted spec (in place) and return it."""
+    for template in spec.get("dataImportCronTemplates") or []:
+        if not isinstance(template, dict):
+            continue
+        metadata = template.setdefault("metadata", {})
+        if not isinstance(metadata, dict):
+            continue
+        annotations = metadata.get("annotations")
+        if not isinstance(annotations, dict):
+            annotations = metadata["annotations"] = {}
+        annotations.setdefault(IMMEDIATE_BIND, "true")
+        dict_spec = template.get("spec")
+        if profile.mutator["dict_retention_defaults"] and isinstance(dict_spec, dict):
+            dict_spec.setdefault("retentionPolicy", "None")
+            dict_spec.setdefault("importsToKeep", 1)
+
+    # The API server clears status on create, so only an update sees the topology HCO has stored.
+    if operation == "UPDATE" and status and "infrastructureHighlyAvailable" in status and "evictionStrategy" not in spec:
+        spec["evictionStrategy"] = "LiveMigrate" if status["infrastructureHighlyAvailable"] else "None"
+
+    mdev = spec.get("mediatedDevicesConfiguration")
+    if isinstance(mdev, dict):
+        for entry in [mdev, *[n for n in mdev.get("nodeMediatedDeviceTypes") or [] if isinstance(n, dict)]]:
+            if entry.get("mediatedDevicesTypes") and not entry.get("mediatedDeviceTypes"):
+                entry["mediatedDeviceTypes"] = list(entry["mediatedDevicesTypes"])
+
+    if operation == "CREATE" and profile.mutator["ksm_default_on_create"] and "ksmConfiguration" not in spec:
+        spec["ksmConfiguration"] = {}
+    return spec

@@ -1,0 +1,117 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The four ``*/jsonpatch`` annotations, applied the way HCO does (hco-mapping.md section 5.6). PRIVATE.
+
+HCO applies the RFC 6902 patch to the JSON of the built object and then decodes the result *back over the
+same Go object*. Go's decoder merges: object keys that are missing keep the built value, maps gain keys but
+never lose them, lists take the new length but each element is decoded over the old element at its index,
+and ``null`` clears only pointers, maps and lists. :func:`decode_over` reproduces that.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing as t
+
+import jsonpatch
+
+from .errors import BuildError
+
+ANNOTATIONS = {
+    "KubeVirt": "kubevirt.kubevirt.io/jsonpatch",
+    "CDI": "containerizeddataimporter.kubevirt.io/jsonpatch",
+    "NetworkAddonsConfig": "networkaddonsconfigs.kubevirt.io/jsonpatch",
+    "SSP": "ssp.kubevirt.io/jsonpatch",
+}
+_OPS = ("add", "remove", "replace", "move", "copy", "test")
+_DELETE = object()
+
+
+def _path(annotation: str) -> str:
+    return f"metadata.annotations[{annotation}]"
+
+
+def parse(raw: t.Optional[str], annotation: str) -> list[dict[str, t.Any]]:
+    """Decode and check an annotation value; an absent or empty value is no patch."""
+    if raw is None or raw == "":
+        return []
+    where = _path(annotation)
+    try:
+        operations = json.loads(raw)
+    except ValueError as exc:
+        raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
+    if not isinstance(operations, list):
+        kind = type(operations).__name__.replace("dict", "object").replace("str", "string")
+        raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: json: cannot unmarshal "
+                                f"{kind} into Go value of type jsonpatch.Patch")
+    for index, operation in enumerate(operations):
+        if not isinstance(operation, dict):
+            raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: operation {index} is not an object")
+        if operation.get("op") not in _OPS:
+            raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: "
+                                    f"operation {index}: unexpected kind of operation {operation.get('op')!r}")
+        path = operation.get("path")
+        if not isinstance(path, str) or not path.startswith("/spec/"):
+            raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: operation {index}: "
+                                    f"can only modify spec fields (path {path!r})")
+    return operations
+
+
+def count_operations(raw: t.Optional[str]) -> int:
+    """The ``kubevirt_hco_unsafe_modifications`` value: operations in the patch, 0 if it cannot be decoded."""
+    try:
+        operations = json.loads(raw) if raw else []
+    except ValueError:
+        return 0
+    return len(operations) if isinstance(operations, list) else 0
+
+
+def decode_over(old: t.Any, new: t.Any, path: str = "") -> t.Any:
+    """Decode JSON value ``new`` over the already-built value ``old`` with Go's merge semantics."""
+    if new is None:
+        return _DELETE if isinstance(old, (dict, list)) or old is None else old
+    if old is None:
+        return new
+    if isinstance(old, dict):
+        if not isinstance(new, dict):
+            raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the object at {path or '/'}")
+        result = dict(old)
+        for key, value in new.items():
+            merged = decode_over(old.get(key), value, f"{path}/{key}")
+            if merged is _DELETE:
+                result.pop(key, None)
+            else:
+                result[key] = merged
+        return result
+    if isinstance(old, list):
+        if not isinstance(new, list):
+            raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the array at {path}")
+        items = []
+        for index, value in enumerate(new):
+            merged = decode_over(old[index] if index < len(old) else None, value, f"{path}/{index}")
+            if merged is not _DELETE:
+                items.append(merged)
+        return items
+    if isinstance(old, bool) != isinstance(new, bool) or isinstance(old, str) != isinstance(new, str) or (
+            isinstance(old, (int, float)) and not isinstance(new, (int, float))):
+        raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the {type(old).__name__} at {path}")
+    return new
+
+
+def apply(obj: dict[str, t.Any], raw: t.Optional[str], annotation: str) -> dict[str, t.Any]:
+    """Return ``obj`` with the annotation's patch applied (HCO's ApplyPatchToSpec)."""
+    operations = parse(raw, annotation)
+    if not operations:
+        return obj
+    document = copy.deepcopy(obj)
+    try:
+        patched = jsonpatch.JsonPatch(operations).apply(document)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError, TypeError) as exc:
+        raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
+    try:
+        merged = decode_over(obj, patched)
+    except TypeError as exc:
+        raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
+    return t.cast(dict, merged)

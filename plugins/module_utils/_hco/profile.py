@@ -1,0 +1,90 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Release profiles: everything that differs between HCO releases, as data. PRIVATE."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from .errors import FieldError, RenderError
+
+
+@dataclasses.dataclass(frozen=True)
+class TLSProfiles:
+    """OpenShift TLS profile table (OpenSSL names) and the OpenSSL -> IANA name map of a release."""
+
+    min_versions: t.Mapping[str, str]
+    ciphers: t.Mapping[str, tuple[str, ...]]
+    openssl_to_iana: t.Mapping[str, str]
+    #: 1.20: ``modern`` set (without ``custom``) drops the ciphers even for other types.
+    kubevirt_modern_object_drops_ciphers: bool
+    go_cipher_ids: t.Mapping[str, int] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class KubeVirtGateRule:
+    """KubeVirt gate ``gate`` is added when condition ``when`` (see kubevirt builder) holds."""
+
+    gate: str
+    when: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ReleaseProfile:
+    name: str
+    hco_version: str
+    summary: str
+    #: v1beta1 is converted to the v1 hub (1.17+); otherwise builders read v1beta1 directly.
+    v1_hub: bool
+    crd: t.Mapping[str, t.Any]
+    env_defaults: t.Mapping[str, t.Optional[str]]
+    #: v1 gate phases (beta gates are on unless disabled); empty without a v1 hub.
+    gate_phases: t.Mapping[str, str]
+    #: where the top-level switches live in v1beta1 (spec path as a tuple).
+    switch_paths: t.Mapping[str, tuple[str, ...]]
+    mutator: t.Mapping[str, bool]
+    webhook: t.Mapping[str, t.Any]
+    warnings: t.Mapping[str, str]
+    kubevirt: t.Mapping[str, t.Any]
+    kubevirt_gates_always: tuple[str, ...]
+    kubevirt_gates_unless_emulation: tuple[str, ...]
+    kubevirt_gate_rules: tuple[KubeVirtGateRule, ...]
+    kubevirt_beta_gates: tuple[str, ...]
+    obsolete_cpu_models: tuple[str, ...]
+    tls: TLSProfiles
+    cdi_feature_gates: tuple[str, ...]
+    cnao: t.Mapping[str, t.Any]
+    ssp: t.Mapping[str, t.Any]
+    aaq: t.Mapping[str, t.Any]
+    common_dicts: tuple[t.Mapping[str, t.Any], ...]
+    dicts: t.Mapping[str, bool]
+    #: operand builders to run, in HCO's order.
+    operands: tuple[str, ...]
+    #: operator images from the CSV (secondary objects).
+    images: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+
+def _profiles() -> dict[str, ReleaseProfile]:
+    from . import release_1_14, release_1_20  # pylint: disable=import-outside-toplevel
+
+    return {p.name: p for p in (release_1_20.PROFILE, release_1_14.PROFILE)}
+
+
+DEFAULT_RELEASE = "1.20"
+
+
+def known_releases() -> list[str]:
+    return sorted(_profiles(), key=lambda r: tuple(int(x) for x in r.split(".")))
+
+
+def get_profile(release: t.Optional[str] = None) -> ReleaseProfile:
+    """Look a release up by ``1.20``, ``1.20.0`` or ``v1.20.0``; unknown releases are a clear error."""
+    wanted = str(release or DEFAULT_RELEASE).strip().lstrip("v")
+    profiles = _profiles()
+    for profile in profiles.values():
+        if wanted in (profile.name, profile.hco_version):
+            return profile
+    known = ", ".join(f'"{r}" (HCO {profiles[r].hco_version})' for r in known_releases())
+    raise RenderError([FieldError("release", f'unknown HCO release "{release}"; known releases: {known}', "input")])

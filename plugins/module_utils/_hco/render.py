@@ -1,0 +1,304 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The whole pipeline: input checks -> CRD defaults -> mutation -> validation -> conversion -> builders
+-> jsonpatch annotations -> result. This is the one entry point the action and filter plugins call. PRIVATE.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import hashlib
+import re
+import typing as t
+
+import yaml
+
+from . import golden_images, patches
+from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons
+from .builders import network_resources_injector, priority_class, ssp
+from .cluster import default_nodes, derive_facts
+from .conversion import V1Settings, convert
+from .errors import BuildError, FieldError, RenderError
+from .mutator import mutate
+from .profile import ReleaseProfile, get_profile
+from .schema import apply_structural_schema, hyperconverged_spec
+from .tls import effective_profile
+from .validator import validate
+from .view import Environment, HCView
+
+API_VERSION = "hco.kubevirt.io/v1beta1"
+KIND = "HyperConverged"
+NAME = "kubevirt-hyperconverged"
+DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
+TAINTED = "TaintedConfiguration"
+KIND_ORDER = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
+              "PriorityClass", "DaemonSet", "Deployment", "ConfigMap")
+ENVIRONMENT_KEYS = ("kvm_emulation", "smbios", "machine_types", "version", "variables")
+CLUSTER_KEYS = ("platform", "namespace", "nodes", "apiserver_tls_profile", "base_domain")
+
+
+@dataclasses.dataclass
+class RenderResult:
+    operands: list[dict[str, t.Any]]
+    hyperconverged: dict[str, t.Any]
+    warnings: list[str]
+    unsafe_modifications: dict[str, int]
+    tainted: bool
+    release: str
+    pruned: list[str]
+
+    def as_dict(self) -> dict[str, t.Any]:
+        return dataclasses.asdict(self)
+
+
+_SPEC_MODELS: dict[str, t.Any] = {}
+
+
+def _spec_model(profile: ReleaseProfile) -> t.Any:
+    if profile.name not in _SPEC_MODELS:
+        _SPEC_MODELS[profile.name] = hyperconverged_spec(profile.crd)
+    return _SPEC_MODELS[profile.name]
+
+
+def _environment(profile: ReleaseProfile, environment: t.Mapping[str, t.Any], errors: list[FieldError]) -> Environment:
+    variables: dict[str, t.Optional[str]] = {**profile.env_defaults, **profile.images}
+    if environment.get("version") is not None:
+        variables["HCO_KV_IO_VERSION"] = str(environment["version"])
+    if environment.get("kvm_emulation") is not None:
+        variables["KVM_EMULATION"] = "true" if environment["kvm_emulation"] else "false"
+    machine_types = environment.get("machine_types")
+    if machine_types is not None:
+        if not isinstance(machine_types, dict):
+            errors.append(FieldError("environment.machine_types", "must be a mapping of architecture to machine type",
+                                     "input"))
+        else:
+            for arch, machine in machine_types.items():
+                name = "MACHINETYPE" if arch in ("legacy", "default") else f"{str(arch).upper()}_MACHINETYPE"
+                variables[name] = None if machine is None else str(machine)
+    smbios = environment.get("smbios")
+    if smbios is not None:
+        if isinstance(smbios, dict):
+            variables["SMBIOS"] = yaml.safe_dump({str(k).capitalize(): v for k, v in smbios.items()})
+        elif isinstance(smbios, str):
+            variables["SMBIOS"] = smbios
+        else:
+            errors.append(FieldError("environment.smbios", "must be a mapping or YAML text", "input"))
+    raw = environment.get("variables") or {}
+    if not isinstance(raw, dict):
+        errors.append(FieldError("environment.variables", "must be a mapping of variable name to value", "input"))
+    else:
+        for key, value in raw.items():
+            variables[str(key)] = None if value is None else str(value)
+    return Environment(variables)
+
+
+def _check_unknown(section: str, value: t.Mapping[str, t.Any], known: t.Sequence[str], errors: list[FieldError]) -> None:
+    for key in value:
+        if key not in known:
+            errors.append(FieldError(f"{section}.{key}", f"unknown key; expected one of: {', '.join(known)}", "input"))
+
+
+def _nodes(cluster: t.Mapping[str, t.Any], errors: list[FieldError]) -> list[dict[str, t.Any]]:
+    nodes = cluster.get("nodes")
+    if nodes is None:
+        return default_nodes()
+    if not isinstance(nodes, list):
+        errors.append(FieldError("cluster.nodes", "must be a list of {name, labels, architecture}", "input"))
+        return []
+    result = []
+    for index, node in enumerate(nodes):
+        path = f"cluster.nodes[{index}]"
+        if not isinstance(node, dict):
+            errors.append(FieldError(path, "must be a mapping with name, labels and architecture", "input"))
+            continue
+        if not isinstance(node.get("labels") or {}, dict):
+            errors.append(FieldError(f"{path}.labels", "must be a mapping", "input"))
+            continue
+        result.append({"name": str(node.get("name", "")), "labels": dict(node.get("labels") or {}),
+                       "architecture": str(node.get("architecture") or "")})
+    return result
+
+
+def _schedule(namespace: str, name: str) -> str:
+    """A stable stand-in for the schedule HCO draws at random once per cluster: same input, same output."""
+    digest = hashlib.sha256(f"{namespace}/{name}".encode()).digest()
+    return f"{digest[0] % 60} {digest[1] % 12}/12 * * *"
+
+
+def _check_object(hc: t.Any, namespace: str, errors: list[FieldError]) -> tuple[dict, dict]:
+    if not isinstance(hc, dict):
+        errors.append(FieldError("hyperconverged", f"must be a mapping (a HyperConverged object), "
+                                                   f"got {type(hc).__name__}", "input"))
+        return {}, {}
+    if hc.get("apiVersion") != API_VERSION:
+        errors.append(FieldError("apiVersion", f'must be "{API_VERSION}", got {hc.get("apiVersion")!r}', "input"))
+    if hc.get("kind") != KIND:
+        errors.append(FieldError("kind", f'must be "{KIND}", got {hc.get("kind")!r}', "input"))
+    metadata = hc.get("metadata")
+    if metadata is None:
+        metadata = {}
+    if not isinstance(metadata, dict):
+        errors.append(FieldError("metadata", "must be a mapping", "input"))
+        metadata = {}
+    name = metadata.get("name")
+    if not isinstance(name, str) or not re.search(NAME, name):
+        errors.append(FieldError("metadata.name", f'Invalid value: {name!r}: should match \'{NAME}\'', "schema"))
+    elif name != NAME:
+        errors.append(FieldError("metadata.name", f'HCO only reconciles the HyperConverged named "{NAME}"; '
+                                                  f'{name!r} would be ignored', "controller"))
+    object_namespace = metadata.get("namespace", namespace)
+    if object_namespace != namespace:
+        errors.append(FieldError("metadata.namespace", f'the HyperConverged must be in the operator namespace '
+                                                       f'"{namespace}", got {object_namespace!r}', "admission-policy"))
+    annotations = metadata.get("annotations") or {}
+    if not isinstance(annotations, dict) or not all(isinstance(v, str) for v in annotations.values()):
+        errors.append(FieldError("metadata.annotations", "must be a mapping of strings", "schema"))
+        annotations = {}
+    return metadata, annotations
+
+
+def _order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:
+    metadata = obj["metadata"]
+    return KIND_ORDER.index(obj["kind"]), metadata.get("namespace", ""), metadata["name"]
+
+
+def render(
+    hyperconverged: t.Any,
+    release: t.Optional[str] = None,
+    operation: str = "create",
+    cluster: t.Optional[t.Mapping[str, t.Any]] = None,
+    environment: t.Optional[t.Mapping[str, t.Any]] = None,
+    status: t.Optional[t.Mapping[str, t.Any]] = None,
+    common_golden_images: t.Optional[t.Sequence[t.Mapping[str, t.Any]]] = None,
+) -> RenderResult:
+    """Compute every operand HCO would build for ``hyperconverged``; raise RenderError listing all problems."""
+    errors: list[FieldError] = []
+    try:
+        profile = get_profile(release)
+    except RenderError as exc:
+        errors += exc.errors
+        profile = get_profile(None)
+    operation = str(operation or "create").upper()
+    if operation not in ("CREATE", "UPDATE"):
+        errors.append(FieldError("operation", f'must be "create" or "update", got {operation.lower()!r}', "input"))
+    cluster = cluster or {}
+    environment = environment or {}
+    status = dict(status or {})
+    for section, value, known in (("cluster", cluster, CLUSTER_KEYS), ("environment", environment, ENVIRONMENT_KEYS)):
+        if not isinstance(value, dict):
+            errors.append(FieldError(section, "must be a mapping", "input"))
+        else:
+            _check_unknown(section, value, known, errors)
+    if not isinstance(cluster, dict):
+        cluster = {}
+    if not isinstance(environment, dict):
+        environment = {}
+    platform = cluster.get("platform") or "kubernetes"
+    if platform not in ("kubernetes", "openshift"):
+        errors.append(FieldError("cluster.platform", f'must be "kubernetes" or "openshift", got {platform!r}', "input"))
+    namespace = str(cluster.get("namespace") or DEFAULT_NAMESPACE)
+    nodes = _nodes(cluster, errors)
+    env = _environment(profile, environment, errors)
+    metadata, annotations = _check_object(hyperconverged, namespace, errors)
+    hc = hyperconverged if isinstance(hyperconverged, dict) else {}
+
+    spec, pruned, schema_errors = apply_structural_schema(_spec_model(profile), copy.deepcopy(hc.get("spec")))
+    errors += schema_errors
+    request_status = hc.get("status") if isinstance(hc.get("status"), dict) else None
+    spec = mutate(spec, request_status or status, operation, profile) if not schema_errors else spec
+    verdict = validate(spec, metadata, operation, profile, namespace) if not schema_errors else None
+    if verdict is not None:
+        errors += verdict.errors
+    warnings = list(verdict.warnings) if verdict else []
+    if errors:
+        raise RenderError(errors, warnings)
+    if profile.webhook["high_burst_warning"] and spec.get("tuningPolicy") == "highBurst":
+        warnings.append(profile.warnings["high_burst"])
+
+    build_errors: list[BuildError] = []
+    v1 = V1Settings()
+    if profile.v1_hub:
+        try:
+            v1 = convert(spec, annotations, profile)
+        except BuildError as exc:
+            build_errors.append(exc)
+    facts = derive_facts(nodes, (spec.get("workloads") or {}).get("nodePlacement"), platform, namespace,
+                         str(cluster.get("base_domain") or ""), cluster.get("apiserver_tls_profile"))
+    status.setdefault("dataImportSchedule", _schedule(namespace, NAME))
+    view = HCView(profile=profile, name=NAME, namespace=namespace, annotations=dict(annotations), spec=spec,
+                  status=status, facts=facts, env=env, v1=v1,
+                  tls_profile=effective_profile(spec.get("tlsSecurityProfile"), facts.apiserver_tls_profile,
+                                                facts.is_openshift, profile.tls))
+    built: dict[str, list[dict[str, t.Any]]] = {}
+    failed: set[str] = set()
+    dict_status: list[dict[str, t.Any]] = []
+
+    def attempt(key: str, builder: t.Callable[[], t.Any]) -> None:
+        try:
+            result = builder()
+        except BuildError as exc:
+            build_errors.append(exc)
+            failed.add(key)
+            return
+        built[key] = result if isinstance(result, list) else [result]
+
+    def with_patch(obj: dict[str, t.Any]) -> dict[str, t.Any]:
+        annotation = patches.ANNOTATIONS[obj["kind"]]
+        return patches.apply(obj, annotations.get(annotation), annotation)
+
+    def build_ssp() -> dict[str, t.Any]:
+        nonlocal dict_status
+        dicts, dict_status = golden_images.build(view, common_golden_images)
+        return with_patch(ssp.build(view, dicts))
+
+    if not build_errors:
+        attempt("priorityclass", lambda: priority_class.build(view))
+        attempt("kubevirt", lambda: with_patch(kubevirt.build(view)))
+        attempt("cdi", lambda: with_patch(cdi.build(view)))
+        attempt("cnao", lambda: with_patch(network_addons.build(view)))
+        attempt("aaq", lambda: aaq.build(view) if aaq.enabled(view) else [])
+        attempt("ssp", build_ssp)  # built on every platform: HCO's webhook validates it everywhere
+        if "migcontroller" in profile.operands:
+            attempt("migcontroller", lambda: migration.build(view))
+        if "filerestore" in profile.operands:
+            attempt("filerestore", lambda: file_restore.build(view))
+        if "console" in profile.operands and console.enabled(view):
+            attempt("console", lambda: console.build(view))
+        if "network_resources_injector" in profile.operands and network_resources_injector.enabled(view):
+            attempt("network_resources_injector", lambda: network_resources_injector.build(view))
+    if not facts.is_openshift:
+        built.pop("ssp", None)
+
+    conditions = [dict(c) for c in status.get("conditions") or [] if c.get("type") != TAINTED]
+    if build_errors:
+        if not (verdict and verdict.admitted_early):
+            raise RenderError([e.as_field_error() for e in build_errors], warnings)
+        # v1.14 admitted the request unchecked; the controller stops at the first operand that fails.
+        kept: dict[str, list[dict[str, t.Any]]] = {}
+        for key in ("priorityclass", "kubevirt", "cdi", "cnao", "aaq", "ssp"):
+            if key in failed and (key != "ssp" or facts.is_openshift):
+                break
+            kept[key] = built.get(key, [])
+        built = kept
+        conditions.append({"type": "ReconcileComplete", "status": "False", "reason": "ReconcileFailed",
+                           "message": "; ".join(str(e.as_field_error()) for e in build_errors)})
+
+    unsafe = {name: patches.count_operations(annotations.get(name)) for name in patches.ANNOTATIONS.values()}
+    tainted = any(unsafe.values())
+    if tainted:
+        conditions.append({"type": TAINTED, "status": "True", "reason": "UnsupportedFeatureAnnotation",
+                           "message": "Unsupported feature was activated via an HCO annotation"})
+    operands = sorted((obj for objects in built.values() for obj in objects), key=_order)
+    effective = {
+        "apiVersion": API_VERSION,
+        "kind": KIND,
+        "metadata": {k: copy.deepcopy(v) for k, v in metadata.items() if k in ("name", "namespace", "labels", "annotations")},
+        "spec": spec,
+        "status": {**{k: v for k, v in status.items() if k != "conditions"}, "conditions": conditions,
+                   "dataImportCronTemplates": dict_status},
+    }
+    effective["metadata"].setdefault("namespace", namespace)
+    return RenderResult(operands=operands, hyperconverged=effective, warnings=warnings, unsafe_modifications=unsafe,
+                        tainted=tainted, release=profile.name, pruned=pruned)
