@@ -127,7 +127,7 @@ def _schedule(namespace: str, name: str) -> str:
     return f"{digest[0] % 60} {digest[1] % 12}/12 * * *"
 
 
-def _check_object(hc: t.Any, namespace: str, errors: list[FieldError]) -> tuple[dict, dict]:
+def _check_object(hc: t.Any, namespace: str, check_namespace: bool, errors: list[FieldError]) -> tuple[dict, dict]:
     if not isinstance(hc, dict):
         errors.append(FieldError("hyperconverged", f"must be a mapping (a HyperConverged object), "
                                                    f"got {type(hc).__name__}", "input"))
@@ -149,7 +149,7 @@ def _check_object(hc: t.Any, namespace: str, errors: list[FieldError]) -> tuple[
         errors.append(FieldError("metadata.name", f'HCO only reconciles the HyperConverged named "{NAME}"; '
                                                   f'{name!r} would be ignored', "controller"))
     object_namespace = metadata.get("namespace", namespace)
-    if object_namespace != namespace:
+    if object_namespace != namespace and check_namespace:
         errors.append(FieldError("metadata.namespace", f'the HyperConverged must be in the operator namespace '
                                                        f'"{namespace}", got {object_namespace!r}', "admission-policy"))
     annotations = metadata.get("annotations") or {}
@@ -201,7 +201,8 @@ def render(
     namespace = str(cluster.get("namespace") or DEFAULT_NAMESPACE)
     nodes = _nodes(cluster, errors)
     env = _environment(profile, environment, errors)
-    metadata, annotations = _check_object(hyperconverged, namespace, errors)
+    # 1.20 refuses a foreign namespace with a ValidatingAdmissionPolicy; older releases in the webhook.
+    metadata, annotations = _check_object(hyperconverged, namespace, not profile.webhook["namespace_rule"], errors)
     hc = hyperconverged if isinstance(hyperconverged, dict) else {}
 
     spec, pruned, schema_errors = apply_structural_schema(_spec_model(profile), copy.deepcopy(hc.get("spec")))

@@ -1,0 +1,197 @@
+#!/usr/bin/python
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: hco_render
+short_description: Compute the operand CRs the HyperConverged Cluster Operator builds from a HyperConverged
+version_added: 0.1.0
+author: virtinfra.hyperconverged contributors
+description:
+  - Runs HCO's pipeline in Python, on the controller, without a cluster - CRD schema defaults and pruning, the v1beta1
+    mutating webhook, the validating webhook, the v1beta1 to v1 conversion, one builder per operand, the four
+    C(*/jsonpatch) annotations (with Go's decode-over-the-built-object semantics) and Go/Kubernetes normalisation
+    (durations, canonical quantities, omitempty).
+  - Returns the KubeVirt, CDI, NetworkAddonsConfig, SSP (OpenShift), AAQ (when enabled), MigController,
+    FileRestoreOperator and PriorityClass objects, plus the secondary objects that depend on the spec
+    (network-resources-injector Deployment; on OpenShift the console plugin and apiserver-proxy Deployments and
+    the C(nginx-conf) ConfigMap).
+  - Release behaviour comes from data tables. C(1.20) is HCO 1.20.0; C(1.14) is HCO v1.14.0, the release the
+    v1beta1 cluster-configuration documentation describes. Where that documentation disagrees with the v1.14.0
+    code (C(completionTimeoutPerGiB) defaults to 150, not 800; 17 obsolete CPU models, not 15) the code is followed.
+  - A refused HyperConverged fails with O(ignore:msg) and RV(errors), which lists every problem, each with its field
+    path, and returns no operands.
+attributes:
+  check_mode:
+    support: full
+    description: Nothing is changed in any mode; the same objects are computed.
+  diff_mode:
+    support: none
+  action:
+    support: full
+  async:
+    support: none
+  platform:
+    support: full
+    platforms: all
+  idempotent:
+    support: full
+options:
+  hyperconverged:
+    description:
+      - The C(hco.kubevirt.io/v1beta1) HyperConverged object as it would be submitted (before defaults).
+      - It must be named C(kubevirt-hyperconverged) and live in O(cluster.namespace).
+    type: raw
+    required: true
+  release:
+    description:
+      - HCO release profile. C(1.20) (HCO 1.20.0) or C(1.14) (HCO v1.14.0); C(1.20.0) and C(v1.14.0) are accepted too.
+      - An unknown release fails and lists the known ones.
+    type: str
+    default: "1.20"
+  operation:
+    description:
+      - The admission operation to model. C(update) applies the update-only webhook behaviour
+        (C(evictionStrategy) from C(status.infrastructureHighlyAvailable), no C(ksmConfiguration) default).
+    type: str
+    choices: [create, update, CREATE, UPDATE]
+    default: create
+  cluster:
+    description: Facts about the cluster the HyperConverged is applied to.
+    type: dict
+    default: {}
+    suboptions:
+      platform:
+        description: C(openshift) adds SSP, the console objects and the OpenShift-only defaults.
+        type: str
+        choices: [kubernetes, openshift]
+        default: kubernetes
+      namespace:
+        description: The operator namespace (C(openshift-cnv) downstream).
+        type: str
+        default: kubevirt-hyperconverged
+      nodes:
+        description:
+          - Every node as C({name, labels, architecture}); roles come from the C(node-role.kubernetes.io/*) labels.
+          - Default is three control-plane and three worker amd64 nodes.
+        type: list
+        elements: dict
+      apiserver_tls_profile:
+        description: The OpenShift APIServer C(spec.tlsSecurityProfile), used when the HyperConverged sets none.
+        type: dict
+      base_domain:
+        description: The OpenShift cluster base domain (KubeSecondaryDNS domain).
+        type: str
+        default: ""
+  environment:
+    description: The operator's environment, as the CSV sets it unless overridden here.
+    type: dict
+    default: {}
+    suboptions:
+      kvm_emulation:
+        description: HCO's C(KVM_EMULATION).
+        type: bool
+      smbios:
+        description: HCO's C(SMBIOS), as a mapping (family, manufacturer, product, sku, version) or YAML text.
+        type: raw
+      machine_types:
+        description: Machine type per architecture (C(amd64), C(arm64), C(s390x); C(legacy) for C(MACHINETYPE)).
+        type: dict
+      version:
+        description: C(HCO_KV_IO_VERSION), the version label and KubeVirt C(productVersion).
+        type: str
+      variables:
+        description: Raw operator environment variables overriding the CSV values (a null value unsets one).
+        type: dict
+  status:
+    description:
+      - HyperConverged status fields HCO reads - C(dataImportSchedule), C(infrastructureHighlyAvailable), C(conditions).
+      - Without C(dataImportSchedule) a schedule is derived from the namespace and name, so reruns are stable.
+    type: dict
+    default: {}
+  common_golden_images:
+    description: Replacement for the shipped common DataImportCronTemplate list (downstream builds ship their own).
+    type: list
+    elements: dict
+notes:
+  - The engine is pure Python under C(plugins/module_utils/_hco) and runs on the controller.
+  - Keys a jsonpatch adds that are not fields of the operand's Go type are dropped by HCO; this engine keeps them,
+    because the operand type definitions are not available offline. Validate the result against the live CRD.
+seealso:
+  - plugin: virtinfra.hyperconverged.hco_operands
+    plugin_type: filter
+"""
+
+EXAMPLES = r"""
+- name: Render the operands of the example HyperConverged
+  virtinfra.hyperconverged.hco_render:
+    hyperconverged:
+      apiVersion: hco.kubevirt.io/v1beta1
+      kind: HyperConverged
+      metadata:
+        name: kubevirt-hyperconverged
+        namespace: kubevirt-hyperconverged
+      spec:
+        infra:
+          nodePlacement:
+            nodeSelector:
+              node-role.kubernetes.io/infra: ""
+        higherWorkloadDensity:
+          memoryOvercommitPercentage: 150
+    cluster:
+      platform: openshift
+  register: rendered
+
+- name: Same spec, as HCO v1.14.0 computes it
+  virtinfra.hyperconverged.hco_render:
+    hyperconverged: "{{ hyperconverged }}"
+    release: "1.14"
+  register: rendered_114
+"""
+
+RETURN = r"""
+operands:
+  description: The complete objects, in HCO's kind order (KubeVirt, CDI, NetworkAddonsConfig, SSP, AAQ, ...).
+  returned: success
+  type: list
+  elements: dict
+hyperconverged:
+  description:
+    - The effective HyperConverged after CRD defaults and the mutating webhook, with the status HCO derives
+      (C(TaintedConfiguration) condition, C(dataImportCronTemplates), C(dataImportSchedule)).
+  returned: success
+  type: dict
+hco_warnings:
+  description: The warnings HCO's webhook returns (deprecated or moved feature gates, highBurst). Also shown as warnings.
+  returned: always
+  type: list
+  elements: str
+unsafe_modifications:
+  description: Operations per jsonpatch annotation (HCO's C(kubevirt_hco_unsafe_modifications) gauge).
+  returned: success
+  type: dict
+  sample: {"kubevirt.kubevirt.io/jsonpatch": 2, "containerizeddataimporter.kubevirt.io/jsonpatch": 0}
+tainted:
+  description: Whether any jsonpatch annotation applies an operation (HCO's C(TaintedConfiguration) condition).
+  returned: success
+  type: bool
+release:
+  description: The release profile used.
+  returned: success
+  type: str
+  sample: "1.20"
+pruned_fields:
+  description: Fields the CRD's structural schema drops silently (unknown to this release).
+  returned: success
+  type: list
+  elements: str
+errors:
+  description: Every reason the HyperConverged is refused, each with its field path and the stage that refuses it.
+  returned: failed
+  type: list
+  elements: dict
+  sample: [{"path": "spec.certConfig.ca.duration", "message": "value is too small", "stage": "validating-webhook"}]
+"""

@@ -1,0 +1,71 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared by the hco_render action and the hco_operands filter: argument spec and plain-data conversion. PRIVATE."""
+
+from __future__ import annotations
+
+import typing as t
+
+RELEASE_CHOICES_NOTE = "1.20 (HCO 1.20.0, default) or 1.14 (HCO v1.14.0)"
+
+ARGUMENT_SPEC: dict[str, t.Any] = {
+    "hyperconverged": {"type": "raw", "required": True},
+    "release": {"type": "str", "default": "1.20"},
+    "operation": {"type": "str", "default": "create", "choices": ["create", "update", "CREATE", "UPDATE"]},
+    "cluster": {
+        "type": "dict",
+        "default": {},
+        "options": {
+            "platform": {"type": "str", "default": "kubernetes", "choices": ["kubernetes", "openshift"]},
+            "namespace": {"type": "str", "default": "kubevirt-hyperconverged"},
+            "nodes": {"type": "list", "elements": "dict"},
+            "apiserver_tls_profile": {"type": "dict"},
+            "base_domain": {"type": "str", "default": ""},
+        },
+    },
+    "environment": {
+        "type": "dict",
+        "default": {},
+        "options": {
+            "kvm_emulation": {"type": "bool"},
+            "smbios": {"type": "raw"},
+            "machine_types": {"type": "dict"},
+            "version": {"type": "str"},
+            "variables": {"type": "dict"},
+        },
+    },
+    "status": {"type": "dict", "default": {}},
+    "common_golden_images": {"type": "list", "elements": "dict"},
+}
+
+
+def plain(value: t.Any) -> t.Any:
+    """Copy into plain dict/list/str/int/float/bool/None (drops Ansible's tagged and lazy containers)."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def render_kwargs(args: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    cluster = {k: v for k, v in (args.get("cluster") or {}).items() if v is not None}
+    environment = {k: v for k, v in (args.get("environment") or {}).items() if v is not None}
+    return {
+        "hyperconverged": plain(args.get("hyperconverged")),
+        "release": args.get("release"),
+        "operation": args.get("operation") or "create",
+        "cluster": plain(cluster),
+        "environment": plain(environment),
+        "status": plain(args.get("status") or {}),
+        "common_golden_images": plain(args.get("common_golden_images")),
+    }

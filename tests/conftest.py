@@ -1,0 +1,31 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Make ``ansible_collections.virtinfra.hyperconverged`` and the test helpers importable."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import pytest
+
+TESTS = pathlib.Path(__file__).resolve().parent
+ROOT = TESTS.parent
+LINK_BASE = ROOT / ".cache" / "collections"
+link = LINK_BASE / "ansible_collections" / "virtinfra" / "hyperconverged"
+if not link.exists():
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(ROOT, target_is_directory=True)
+for path in (str(LINK_BASE), str(TESTS)):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import vectors  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def pytest_collection_modifyitems(items):
+    del items
+    missing = [str(d) for d in (*vectors.VECTOR_DIRS.values(), vectors.GOLDEN_DIR, vectors.CRD_DIR) if not d.is_dir()]
+    if missing:
+        raise pytest.UsageError(f"the shared reference material is missing: {missing} (set VIRTINFRA_SHARED_DIR)")

@@ -1,0 +1,44 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.golang import (
+    canonical_quantity, format_duration, normalize_duration, parse_duration)
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("48h", "48h0m0s"), ("90s", "1m30s"), ("1m", "1m0s"), ("0", "0s"), ("1h30m", "1h30m0s"),
+    ("1.5ms", "1.5ms"), ("1500us", "1.5ms"), ("10m0s", "10m0s"), ("-2h", "-2h0m0s"), ("2.5h", "2h30m0s"),
+])
+def test_durations_print_like_go(text, expected):
+    assert normalize_duration(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "10", "1x", "h", "1.2.3s", None])
+def test_bad_durations_are_refused(text):
+    with pytest.raises(ValueError):
+        parse_duration(text)
+
+
+def test_sub_second_formats():
+    assert format_duration(999) == "999ns"
+    assert format_duration(1_500) == "1.5\u00b5s"
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("1.5", "1500m"), ("2G", "2G"), ("16Mi", "16Mi"), ("1536Mi", "1536Mi"), ("1.5Gi", "1536Mi"),
+    ("1024Mi", "1Gi"), ("2000", "2k"), ("1e3", "1e3"), ("0.5Ki", "512"), (5, "5"), ("0", "0"), ("-1.5Gi", "-1536Mi"),
+    ("0.1", "100m"), ("1n", "1n"), ("0.0000000001", "1n"),
+])
+def test_quantities_are_canonical(value, expected):
+    assert canonical_quantity(value) == expected
+
+
+@pytest.mark.parametrize("value", ["1.5 Gi", "Gi", "1Gb", True, "--1"])
+def test_bad_quantities_are_refused(value):
+    with pytest.raises(ValueError):
+        canonical_quantity(value)
