@@ -1,0 +1,81 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The render playbook and the filter through real ansible-playbook runs (no cluster)."""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+
+import yaml
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+COLLECTIONS = ROOT / ".cache" / "collections"
+
+
+def run_playbook(playbook: pathlib.Path, *extra: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
+    command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
+               "-e", f"ansible_python_interpreter={sys.executable}", str(playbook), *extra]
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+
+
+def test_render_playbook_writes_one_file_per_object(tmp_path):
+    result = run_playbook(ROOT / "playbooks" / "render.yml", "-e", f"render_output_dir={tmp_path}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    files = sorted(tmp_path.glob("*.yaml"))
+    kinds = [yaml.safe_load(f.read_text())["kind"] for f in files]
+    assert kinds[:4] == ["KubeVirt", "CDI", "NetworkAddonsConfig", "SSP"]
+    kubevirt = yaml.safe_load(files[0].read_text())
+    assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 150
+    assert kubevirt["spec"]["configuration"]["migrations"]["network"] == "migration-net"
+    # A second run writes nothing new.
+    again = run_playbook(ROOT / "playbooks" / "render.yml", "-e", f"render_output_dir={tmp_path}")
+    assert "changed=0" in again.stdout, again.stdout
+
+
+def test_refusal_lists_every_error_and_filter_agrees(tmp_path):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(textwrap.dedent("""
+        - hosts: localhost
+          gather_facts: false
+          vars:
+            hc:
+              apiVersion: hco.kubevirt.io/v1beta1
+              kind: HyperConverged
+              metadata: {name: kubevirt-hyperconverged, namespace: kubevirt-hyperconverged}
+              spec:
+                tuningPolicy: fast
+                certConfig: {ca: {duration: 1m}}
+          tasks:
+            - name: Refused input
+              virtinfra.hyperconverged.hco_render:
+                hyperconverged: "{{ hc }}"
+              register: refused
+              ignore_errors: true
+            - name: Check
+              ansible.builtin.assert:
+                that:
+                  - refused is failed
+                  - refused.operands is not defined
+                  - "'spec.tuningPolicy' in (refused.errors | map(attribute='path'))"
+                  - "'spec.certConfig.ca.duration' in (refused.errors | map(attribute='path'))"
+            - name: The filter renders the same objects as the action
+              virtinfra.hyperconverged.hco_render:
+                hyperconverged: "{{ hc | combine({'spec': {}}) }}"
+                release: "1.14"
+              register: rendered
+            - name: Compare
+              ansible.builtin.assert:
+                that:
+                  - rendered.operands == (hc | combine({'spec': {}}) | virtinfra.hyperconverged.hco_operands(release='1.14'))
+                  - rendered.release == '1.14'
+        """))
+    result = run_playbook(playbook)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr
