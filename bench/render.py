@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
@@ -104,7 +103,7 @@ def main() -> int:
     cluster = {"platform": "openshift", "base_domain": "example.com"}
     result = render(FULL, release=options.release, cluster=cluster)  # warm-up; also proves the input is accepted
     timings = []
-    for _ in range(options.runs):
+    for _run in range(options.runs):
         start = time.perf_counter()
         render(FULL, release=options.release, cluster=cluster)
         timings.append((time.perf_counter() - start) * 1000)

@@ -8,7 +8,8 @@ DOCUMENTATION = r"""
 name: hco_operands
 short_description: Compute the operand objects HCO builds from a HyperConverged
 version_added: 0.1.0
-author: virtinfra.hyperconverged contributors
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
 description:
   - Returns the list of objects (KubeVirt, CDI, NetworkAddonsConfig, SSP, AAQ, MigController, FileRestoreOperator,
     PriorityClass and the spec-dependent Deployments and ConfigMaps) that the HyperConverged Cluster Operator

@@ -9,7 +9,8 @@ DOCUMENTATION = r"""
 module: hco_render
 short_description: Compute the operand CRs the HyperConverged Cluster Operator builds from a HyperConverged
 version_added: 0.1.0
-author: virtinfra.hyperconverged contributors
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
 description:
   - Runs HCO's pipeline in Python, on the controller, without a cluster - CRD schema defaults and pruning, the v1beta1
     mutating webhook, the validating webhook, the v1beta1 to v1 conversion, one builder per operand, the four
@@ -30,15 +31,20 @@ attributes:
     description: Nothing is changed in any mode; the same objects are computed.
   diff_mode:
     support: none
+    description: Nothing is changed, so there is nothing to diff.
   action:
     support: full
+    description: Runs on the controller as an action plugin.
   async:
     support: none
+    description: Rendering takes milliseconds.
   platform:
     support: full
     platforms: all
+    description: Needs no connection to the target.
   idempotent:
     support: full
+    description: The same input always renders the same objects.
 options:
   hyperconverged:
     description:

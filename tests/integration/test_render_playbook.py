@@ -73,7 +73,7 @@ def test_refusal_lists_every_error_and_filter_agrees(tmp_path):
             - name: Compare
               ansible.builtin.assert:
                 that:
-                  - rendered.operands == (hc | combine({'spec': {}}) | virtinfra.hyperconverged.hco_operands(release='1.14'))
+                  - "rendered.operands == (hc | combine({'spec': {}}) | virtinfra.hyperconverged.hco_operands(release='1.14'))"
                   - rendered.release == '1.14'
         """))
     result = run_playbook(playbook)

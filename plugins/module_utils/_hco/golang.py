@@ -119,7 +119,8 @@ def _canonical_decimal(value: Decimal) -> tuple[int, int]:
     """Mantissa and exponent (a multiple of 3) as apimachinery's AsCanonicalBytes computes them."""
     sign, digits, exponent = value.as_tuple()
     mantissa = int("".join(map(str, digits)) or "0")
-    assert isinstance(exponent, int)
+    if not isinstance(exponent, int):
+        raise ValueError("a quantity must be a finite number")
     while mantissa and mantissa % 10 == 0:
         mantissa //= 10
         exponent += 1

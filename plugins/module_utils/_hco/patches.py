@@ -15,7 +15,10 @@ import copy
 import json
 import typing as t
 
-import jsonpatch
+try:
+    import jsonpatch
+except ImportError:  # pragma: no cover - reported by render() with the install hint
+    jsonpatch = None
 
 from .errors import BuildError
 

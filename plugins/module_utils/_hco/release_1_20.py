@@ -219,8 +219,13 @@ PROFILE = ReleaseProfile(
     operands=("kubevirt", "cdi", "cnao", "ssp", "aaq", "migcontroller", "filerestore", "priorityclass",
               "wasp_agent", "console", "network_resources_injector", "aie_webhook", "observability_controller"),
     images={
-        "KV_CONSOLE_PLUGIN_IMAGE": "quay.io/kubevirt-ui/kubevirt-plugin@sha256:9a0183d08db45d34bfe8dfd007ac7c58d57cfb1c386d0fac6d0ea780ab4cb660",
-        "KV_CONSOLE_PROXY_IMAGE": "quay.io/kubevirt-ui/kubevirt-apiserver-proxy@sha256:147a0a9fbd8169bdf150242d8a7aaf4587634bf30e588639a0f854777aba62d1",
-        "NETWORK_RESOURCES_INJECTOR_IMAGE": "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d",
+        "KV_CONSOLE_PLUGIN_IMAGE": (
+            "quay.io/kubevirt-ui/kubevirt-plugin@sha256:9a0183d08db45d34bfe8dfd007ac7c58d57cfb1c386d0fac6d0ea780ab4cb660"),
+        "KV_CONSOLE_PROXY_IMAGE": (
+            "quay.io/kubevirt-ui/kubevirt-apiserver-proxy@sha256:"
+            "147a0a9fbd8169bdf150242d8a7aaf4587634bf30e588639a0f854777aba62d1"),
+        "NETWORK_RESOURCES_INJECTOR_IMAGE": (
+            "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:"
+            "737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"),
     },
 )

@@ -13,7 +13,10 @@ import hashlib
 import re
 import typing as t
 
-import yaml
+try:
+    import yaml
+except ImportError:  # pragma: no cover
+    yaml = None
 
 from . import golden_images, patches
 from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons
@@ -175,6 +178,9 @@ def render(
 ) -> RenderResult:
     """Compute every operand HCO would build for ``hyperconverged``; raise RenderError listing all problems."""
     errors: list[FieldError] = []
+    if yaml is None or patches.jsonpatch is None:
+        raise RenderError([FieldError("", "the Python libraries PyYAML and jsonpatch are required on the controller "
+                                          "(pip install PyYAML jsonpatch)", "input")])
     try:
         profile = get_profile(release)
     except RenderError as exc:
@@ -208,8 +214,14 @@ def render(
     spec, pruned, schema_errors = apply_structural_schema(_spec_model(profile), copy.deepcopy(hc.get("spec")))
     errors += schema_errors
     request_status = hc.get("status") if isinstance(hc.get("status"), dict) else None
-    spec = mutate(spec, request_status or status, operation, profile) if not schema_errors else spec
-    verdict = validate(spec, metadata, operation, profile, namespace) if not schema_errors else None
+    verdict = None
+    try:
+        spec = mutate(spec, request_status or status, operation, profile)
+        verdict = validate(spec, metadata, operation, profile, namespace)
+    except (AttributeError, TypeError, ValueError):
+        # Only reachable with schema errors (values of the wrong type), which are reported already.
+        if not schema_errors:
+            raise
     if verdict is not None:
         errors += verdict.errors
     warnings = list(verdict.warnings) if verdict else []

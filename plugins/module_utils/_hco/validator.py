@@ -138,7 +138,7 @@ def _requirement_errors(requirement: t.Mapping[str, t.Any], path: str, field_sel
     else:
         problems.append(f'{path}.operator: Unsupported value: "{operator}": supported values: "DoesNotExist", '
                         '"Exists", "Gt", "In", "Lt", "NotIn"')
-    prefix, _, name = key.rpartition("/")
+    prefix, _separator, name = key.rpartition("/")
     if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name) or (
             prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))):
         problems.append(f'{path}.key: Invalid value: "{key}": name part must consist of alphanumeric characters, '

@@ -9,7 +9,10 @@ import copy
 import json
 import typing as t
 
-import yaml
+try:
+    import yaml
+except ImportError:  # pragma: no cover - reported by render() with the install hint
+    yaml = None
 
 from ..errors import BuildError
 from ..view import HCView
@@ -22,7 +25,7 @@ NRI_READY_CONDITION = "VirtNetworkResourcesInjectorReady"
 
 
 def _condition_holds(view: HCView, when: str) -> bool:
-    kind, _, argument = when.partition(":")
+    kind, _separator, argument = when.partition(":")
     if kind == "gate":
         return view.gate(argument)
     if kind == "not-gate":

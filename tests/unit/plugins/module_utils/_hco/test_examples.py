@@ -50,7 +50,7 @@ def test_golden(path):
     assert result.unsafe_modifications == expect["unsafe_modifications"]
 
 
-ALL = [(r, p) for r, p in CASES] + [("1.20", p) for p in vectors.golden_files()]
+ALL = list(CASES) + [("1.20", p) for p in vectors.golden_files()]
 
 
 @pytest.mark.parametrize(("release", "path"), ALL, ids=[f"{r}/{p.parent.name}/{p.stem}" for r, p in ALL])
