@@ -120,6 +120,13 @@ def _subset(item: t.Any, candidate: t.Any) -> bool:
     return equivalent(candidate, item)
 
 
+def _member(item: t.Any, container: t.Any) -> bool:
+    """A map key, or a list element (dict items match as subsets)."""
+    if isinstance(container, dict) and not isinstance(item, dict):
+        return item in container
+    return any(_subset(item, v) for v in container)
+
+
 def check_assertion(result: dict[str, t.Any], assertion: dict[str, t.Any]) -> t.Optional[str]:
     """Return None when the assertion holds, else a description of the failure."""
     kind = assertion["kind"]
@@ -145,18 +152,12 @@ def check_assertion(result: dict[str, t.Any], assertion: dict[str, t.Any]) -> t.
         return None if equivalent(value, expected) else f"{where}: got {value!r}, expected {expected!r}"
     if not found:
         return f"{where}: missing"
-    if "contains" in assertion:
-        for item in assertion["contains"]:
-            ok = item in value if isinstance(value, dict) and not isinstance(item, dict) else any(
-                _subset(item, v) for v in value)
-            if not ok:
-                return f"{where}: {item!r} not in {value!r}"
-    if "not_contains" in assertion:
-        for item in assertion["not_contains"]:
-            bad = item in value if isinstance(value, dict) and not isinstance(item, dict) else any(
-                _subset(item, v) for v in value)
-            if bad:
-                return f"{where}: {item!r} unexpectedly in {value!r}"
+    for item in assertion.get("contains", []):
+        if not _member(item, value):
+            return f"{where}: {item!r} not in {value!r}"
+    for item in assertion.get("not_contains", []):
+        if _member(item, value):
+            return f"{where}: {item!r} unexpectedly in {value!r}"
     if "length" in assertion and len(value) != assertion["length"]:
         return f"{where}: length {len(value)}, expected {assertion['length']}"
     if "matches" in assertion and not re.search(assertion["matches"], str(value)):
