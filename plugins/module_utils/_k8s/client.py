@@ -1,0 +1,187 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""One HTTP client per module call: kubeconfig loading (kubernetes client library), retries, request counting.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import re
+import time
+import typing as t
+from urllib.parse import urlencode
+
+try:
+    import urllib3
+    from kubernetes import client as k8s_client
+    from kubernetes import config as k8s_config
+    from kubernetes.config.config_exception import ConfigException
+except ImportError as exc:  # reported by the module with missing_required_lib
+    KUBERNETES_IMPORT_ERROR: t.Optional[ImportError] = exc
+else:
+    KUBERNETES_IMPORT_ERROR = None
+
+RETRIABLE_STATUS = frozenset({409, 429, 500, 502, 503, 504})
+_FORBIDDEN = re.compile(r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "(?P<resource>[^"]*)"'
+                        r'(?: in API group "(?P<group>[^"]*)")?(?: in the namespace "(?P<ns>[^"]*)")?')
+
+
+class KubeError(Exception):
+    """An API request failed; status is the HTTP status (0 when the server could not be reached)."""
+
+    def __init__(self, message: str, status: int = 0, body: t.Optional[dict[str, t.Any]] = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body = body or {}
+
+    @property
+    def causes(self) -> list[dict[str, t.Any]]:
+        return list((self.body.get("details") or {}).get("causes") or [])
+
+
+class Unreachable(KubeError):
+    """The API server did not answer (connection refused, timeout, TLS failure)."""
+
+
+def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> str:
+    """'user X cannot VERB RESOURCE in NS' from a 403 Status, falling back to the server's own text."""
+    text = str(body.get("message") or "")
+    match = _FORBIDDEN.search(text)
+    if not match:
+        return f"forbidden: {method} {path}: {text}".rstrip(": ")
+    resource = match["resource"]
+    if match["group"]:
+        resource = f"{resource}.{match['group']}"
+    scope = f"in namespace {match['ns']}" if match["ns"] else "at cluster scope"
+    return f"user {match['user']} cannot {match['verb']} {resource} {scope}"
+
+
+class Connection:
+    """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
+
+    def __init__(self, *, kubeconfig: t.Union[str, dict[str, t.Any], None] = None, context: t.Optional[str] = None,
+                 host: t.Optional[str] = None, api_key: t.Optional[str] = None,
+                 validate_certs: t.Optional[bool] = None, ca_cert: t.Optional[str] = None,
+                 request_timeout: float = 30.0, retries: int = 5, backoff: float = 0.5,
+                 sleep: t.Callable[[float], None] = time.sleep) -> None:
+        if KUBERNETES_IMPORT_ERROR is not None:
+            raise KUBERNETES_IMPORT_ERROR
+        configuration = k8s_client.Configuration()
+        try:
+            if isinstance(kubeconfig, dict):
+                k8s_config.load_kube_config_from_dict(kubeconfig, context=context,
+                                                      client_configuration=configuration)
+            elif kubeconfig or not host:
+                k8s_config.load_kube_config(config_file=kubeconfig, context=context,
+                                            client_configuration=configuration)
+        except (ConfigException, OSError) as exc:
+            raise KubeError(f"cannot load kubeconfig: {exc}") from exc
+        if host:
+            configuration.host = host
+        if api_key:
+            configuration.api_key = {"authorization": f"Bearer {api_key}"}
+        if validate_certs is not None:
+            configuration.verify_ssl = validate_certs
+        if ca_cert:
+            configuration.ssl_ca_cert = ca_cert
+        self._configuration = configuration
+        self._pool = k8s_client.ApiClient(configuration).rest_client.pool_manager
+        self._host = configuration.host.rstrip("/")
+        self.request_timeout = request_timeout
+        self.retries = retries
+        self.backoff = backoff
+        self._sleep = sleep
+        self.requests: collections.Counter[str] = collections.Counter()
+        self.dry_runs = 0
+
+    @property
+    def host(self) -> str:
+        return self._host
+
+    @property
+    def request_count(self) -> int:
+        return sum(self.requests.values())
+
+    @property
+    def write_count(self) -> int:
+        """Mutating requests that were not dry runs."""
+        mutating = sum(n for verb, n in self.requests.items() if verb in ("POST", "PUT", "PATCH", "DELETE"))
+        return mutating - self.dry_runs
+
+    def request(self, method: str, path: str, *, query: t.Optional[t.Mapping[str, t.Any]] = None,
+                body: t.Any = None, content_type: str = "application/json",
+                accept: str = "application/json", retry: bool = True) -> t.Any:
+        """Send one request and return the decoded JSON; retries 409/429/5xx and connection errors with backoff."""
+        url = self._host + path
+        if query:
+            url += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
+        headers = {"Accept": accept, "User-Agent": "virtinfra.hyperconverged"}
+        bearer = self._configuration.auth_settings().get("BearerToken")  # refreshes exec/OIDC tokens
+        if bearer and bearer.get("value"):
+            headers["Authorization"] = bearer["value"]
+        payload = None
+        if body is not None:
+            headers["Content-Type"] = content_type
+            payload = body if isinstance(body, (str, bytes)) else json.dumps(body)
+        attempts = self.retries + 1 if retry else 1
+        for attempt in range(attempts):
+            self.requests[method] += 1
+            if query and query.get("dryRun"):
+                self.dry_runs += 1
+            try:
+                response = self._pool.request(method, url, body=payload, headers=headers,
+                                              timeout=urllib3.Timeout(total=self.request_timeout),
+                                              retries=False, preload_content=True)
+            except urllib3.exceptions.HTTPError as exc:
+                if attempt + 1 < attempts:
+                    self._sleep(self._delay(attempt, None))
+                    continue
+                raise Unreachable(f"API server {self._host} is unreachable: {_reason(exc)}") from exc
+            data = _decode(response.data)
+            if response.status < 400:
+                return data
+            if _retriable(response.status, data) and attempt + 1 < attempts:
+                self._sleep(self._delay(attempt, response.headers.get("Retry-After")))
+                continue
+            raise self._error(response.status, data, method, path)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _delay(self, attempt: int, retry_after: t.Optional[str]) -> float:
+        if retry_after and retry_after.isdigit():
+            return min(float(retry_after), 10.0)
+        return min(self.backoff * (2 ** attempt), 8.0)
+
+    @staticmethod
+    def _error(status: int, data: t.Any, method: str, path: str) -> KubeError:
+        body = data if isinstance(data, dict) else {"message": str(data)}
+        if status == 403:
+            return KubeError(forbidden_message(body, method, path), status, body)
+        return KubeError(str(body.get("message") or f"{method} {path} returned HTTP {status}"), status, body)
+
+
+def _retriable(status: int, data: t.Any) -> bool:
+    """409/429/5xx are retried, except a server-side apply field conflict, which a retry cannot resolve."""
+    if status not in RETRIABLE_STATUS:
+        return False
+    if status == 409 and isinstance(data, dict):
+        causes = (data.get("details") or {}).get("causes") or []
+        return not any(c.get("type") == "FieldManagerConflict" for c in causes)
+    return True
+
+
+def _decode(raw: bytes) -> t.Any:
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    return str(reason).split(": ", 1)[-1] if "Connection refused" not in str(reason) else "connection refused"

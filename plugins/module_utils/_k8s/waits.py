@@ -1,0 +1,116 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Waiting for objects to reach a state: a condition (type/status/reason) or a JSONPath value.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+import typing as t
+
+from .client import Connection, KubeError
+
+try:
+    from jsonpath_ng.ext import parse as jsonpath_parse
+except ImportError:  # only needed for jsonpath waits; reported when one is requested
+    jsonpath_parse = None
+
+
+class WaitFailed(Exception):
+    pass
+
+
+@dataclasses.dataclass
+class WaitSpec:
+    api_version: str
+    kind: str
+    name: str
+    namespace: t.Optional[str] = None
+    condition_type: t.Optional[str] = None
+    condition_status: str = "True"
+    condition_reason: t.Optional[str] = None
+    jsonpath: t.Optional[str] = None
+    success: tuple[t.Any, ...] = ()
+    failure: tuple[t.Any, ...] = ()
+
+    @property
+    def label(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        what = (f"condition {self.condition_type}={self.condition_status}" if self.condition_type
+                else f"{self.jsonpath} in {list(self.success)}")
+        return f"{self.kind} {where} ({what})"
+
+    def evaluate(self, obj: t.Optional[dict[str, t.Any]]) -> t.Optional[bool]:
+        """True when satisfied, False on a failure value, None while still waiting."""
+        if obj is None:
+            return None
+        if self.condition_type:
+            for condition in (obj.get("status") or {}).get("conditions") or []:
+                if condition.get("type") != self.condition_type:
+                    continue
+                if str(condition.get("status")) != self.condition_status:
+                    return None
+                if self.condition_reason and condition.get("reason") != self.condition_reason:
+                    return None
+                return True
+            return None
+        values = [match.value for match in _compile(self.jsonpath or "").find(obj)]
+        if any(_matches(v, self.failure) for v in values):
+            return False
+        if values and all(_matches(v, self.success) for v in values):
+            return True
+        return None
+
+
+def _compile(expression: str) -> t.Any:
+    if jsonpath_parse is None:
+        raise WaitFailed("jsonpath waits need the jsonpath-ng Python package")
+    text = expression.strip()
+    if text.startswith("{") and text.endswith("}"):  # kubectl style: {.status.phase}
+        text = text[1:-1]
+    if text.startswith("."):
+        text = "$" + text
+    return jsonpath_parse(text)
+
+
+def _matches(value: t.Any, accepted: t.Sequence[t.Any]) -> bool:
+    return any(value == a or str(value) == str(a) for a in accepted)
+
+
+def wait_for_all(connection: Connection, discovery: t.Any, specs: t.Sequence[WaitSpec], timeout: float,
+                 interval: float = 1.0, clock: t.Callable[[], float] = time.monotonic,
+                 sleep: t.Callable[[float], None] = time.sleep) -> None:
+    """Poll until every spec holds; fail at once on a failure value and with the pending list on timeout."""
+    deadline = clock() + timeout
+    pending = list(specs)
+    for spec in pending:
+        if spec.jsonpath:
+            _compile(spec.jsonpath)  # a bad expression is an error before any waiting
+    while pending:
+        still = []
+        for spec in pending:
+            resource = discovery.find(spec.api_version, spec.kind)
+            if resource is None:
+                raise WaitFailed(f"cannot wait for {spec.label}: the server has no kind {spec.kind} "
+                                 f"in {spec.api_version}")
+            try:
+                obj = connection.request("GET", resource.path(spec.namespace, spec.name))
+            except KubeError as exc:
+                if exc.status != 404:
+                    raise
+                obj = None
+            verdict = spec.evaluate(obj)
+            if verdict is False:
+                raise WaitFailed(f"{spec.label}: reached a failure value")
+            if verdict is None:
+                still.append(spec)
+        pending = still
+        if pending:
+            if clock() >= deadline:
+                raise WaitFailed(f"timed out after {timeout:g}s waiting for: "
+                                 + "; ".join(spec.label for spec in pending))
+            sleep(interval)

@@ -1,0 +1,394 @@
+#!/usr/bin/python
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: k8s_apply
+short_description: Apply many Kubernetes objects at once with server-side apply, an honest check mode and a drift report
+version_added: 0.1.0
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
+description:
+  - Applies a list of objects in one call, one HTTP client and one discovery (two requests with aggregated discovery)
+    for all of them, in dependency order (CustomResourceDefinitions, Namespaces, RBAC, configuration, workloads, then
+    custom resources), with server-side apply and a dedicated field manager.
+  - Before anything is written, every custom resource is validated against the live (or same-call) CRD schema and
+    every object that would change is sent as a server-side dry run (C(dryRun=All)) with strict field validation.
+    If any object is refused, nothing is written and every problem is returned with its object and field path.
+  - An object that already holds every desired value, and whose fields owned by this field manager are all still
+    desired, costs no request beyond one labelled list per kind; a second run with the same input reports no change
+    and makes no write request.
+  - Check mode is the server-side dry run itself, never a local guess. With C(--diff), RV(diff) holds the objects
+    before and after (managedFields, status, resourceVersion, generation, uid and creationTimestamp removed) and
+    RV(objects[].changes) the field-level changes as data.
+  - "Drift: fields another actor changed since this module last applied the object (the input fingerprint stored in
+    the C(hyperconverged.virtinfra.io/desired-hash) annotation is unchanged, or another field manager now owns the
+    field). Counted per object, like HCO's C(kubevirt_hco_out_of_band_modifications_total)."
+  - Every applied object is labelled C(app.kubernetes.io/managed-by=virtinfra.hyperconverged) and
+    C(hyperconverged.virtinfra.io/apply-set=<apply_set>); O(prune) deletes labelled objects of the same apply set that
+    are no longer desired.
+  - 409 (except server-side apply field conflicts), 429 and 5xx responses and connection failures are retried with
+    exponential backoff. A 403 is reported as C(user X cannot VERB RESOURCE in NS).
+requirements:
+  - kubernetes (the Python client, for kubeconfig loading and TLS)
+  - jsonpath-ng (only for O(wait_for[].jsonpath))
+attributes:
+  check_mode:
+    support: full
+    description: Every change is predicted by a server-side dry run; nothing is written.
+  diff_mode:
+    support: full
+    description: Returns before/after objects and field-level changes.
+  idempotent:
+    support: full
+    description: A second run with the same input reports no change and sends no write request.
+  platform:
+    support: full
+    platforms: posix
+    description: Runs where it can reach the API server (usually C(localhost) or an execution environment).
+options:
+  objects:
+    description:
+      - The objects to apply (or to delete with O(state=absent), or to compare with O(state=observed)).
+      - C(status) and server-maintained metadata in the input are ignored.
+    type: list
+    elements: raw
+    required: true
+  state:
+    description:
+      - C(present) applies the objects. C(absent) deletes them. C(observed) changes nothing and reports, per object,
+        the desired fields whose live value differs (for objects another operator owns, such as HCO's operands).
+    type: str
+    choices: [present, absent, observed]
+    default: present
+  drift:
+    description:
+      - C(revert) takes back fields another actor changed (force-applies them) and counts them in RV(reverted_total).
+      - C(report) leaves them as they are, applies only the remaining changes and lists the drift.
+    type: str
+    choices: [revert, report]
+    default: revert
+  prune:
+    description:
+      - Delete objects labelled with this O(apply_set) that are not in O(objects). Kinds searched are those in
+        O(objects) plus O(prune_kinds).
+    type: bool
+    default: false
+  prune_kinds:
+    description: Extra kinds to search when pruning (a kind may have no desired object left).
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      apiVersion:
+        description: API version, for example C(v1).
+        type: str
+        required: true
+      kind:
+        description: Kind, for example C(ConfigMap).
+        type: str
+        required: true
+  apply_set:
+    description: Name of the set of objects this call manages; pruning never touches another set.
+    type: str
+    default: default
+  field_manager:
+    description: Server-side apply field manager.
+    type: str
+    default: virtinfra.hyperconverged
+  namespace:
+    description: Namespace for namespaced objects that do not name one.
+    type: str
+  wait:
+    description: Wait until CustomResourceDefinitions written by this call are Established before using their kinds.
+    type: bool
+    default: true
+  wait_for:
+    description:
+      - Conditions to wait for after the writes (not in check mode). Each entry names an object and either a
+        O(wait_for[].condition) or a O(wait_for[].jsonpath) with success and failure values.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      apiVersion:
+        description: API version of the object.
+        type: str
+        required: true
+      kind:
+        description: Kind of the object.
+        type: str
+        required: true
+      name:
+        description: Name of the object.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the object.
+        type: str
+      condition:
+        description: A C(status.conditions) entry to wait for.
+        type: dict
+        suboptions:
+          type:
+            description: Condition type, for example C(Available).
+            type: str
+            required: true
+          status:
+            description: Expected status.
+            type: str
+            default: "True"
+          reason:
+            description: Expected reason, if any.
+            type: str
+      jsonpath:
+        description: A JSONPath (kubectl style C({.status.phase}) accepted) whose value is compared.
+        type: str
+      success:
+        description: Values of O(wait_for[].jsonpath) that end the wait successfully.
+        type: list
+        elements: raw
+        default: []
+      failure:
+        description: Values of O(wait_for[].jsonpath) that fail the task at once.
+        type: list
+        elements: raw
+        default: []
+  wait_timeout:
+    description: Seconds to wait for all conditions together.
+    type: int
+    default: 300
+  kubeconfig:
+    description:
+      - Path to a kubeconfig file, or the kubeconfig as a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then the
+        kubernetes client's own default (C(KUBECONFIG), C(~/.kube/config)).
+    type: raw
+  context:
+    description: Kubeconfig context. Defaults to C(K8S_AUTH_CONTEXT), then the current context.
+    type: str
+  host:
+    description: API server URL, overriding the kubeconfig. Defaults to C(K8S_AUTH_HOST).
+    type: str
+  api_key:
+    description: Bearer token, overriding the kubeconfig. Defaults to C(K8S_AUTH_API_KEY).
+    type: str
+  validate_certs:
+    description: Verify the API server certificate. Defaults to C(K8S_AUTH_VERIFY_SSL), then the kubeconfig.
+    type: bool
+    aliases: [verify_ssl]
+  ca_cert:
+    description: CA bundle to verify the API server with. Defaults to C(K8S_AUTH_SSL_CA_CERT).
+    type: path
+  request_timeout:
+    description: Seconds for one HTTP request.
+    type: int
+    default: 30
+  retries:
+    description: Retries of a request that failed with 409, 429, 5xx or a connection error.
+    type: int
+    default: 5
+notes:
+  - Objects in a Namespace or of a kind created by the same call cannot be dry-run before that Namespace or
+    CustomResourceDefinition exists. In check mode they are validated against the CRD schema only and reported with
+    RV(objects[].deferred); in a real run the CRDs and Namespaces are written first, then those objects are dry-run
+    before anything else is written.
+seealso:
+  - module: virtinfra.hyperconverged.hco_render
+"""
+
+EXAMPLES = r"""
+- name: Apply the operands the engine rendered
+  virtinfra.hyperconverged.k8s_apply:
+    objects: "{{ rendered.operands }}"
+    apply_set: kubevirt-operands
+    prune: true
+    wait_for:
+      - apiVersion: kubevirt.io/v1
+        kind: KubeVirt
+        namespace: kubevirt-hyperconverged
+        name: kubevirt-kubevirt-hyperconverged
+        condition:
+          type: Available
+  register: applied
+
+- name: Report what someone changed behind our back, change nothing
+  virtinfra.hyperconverged.k8s_apply:
+    objects: "{{ rendered.operands }}"
+    drift: report
+  check_mode: true
+  register: drift
+
+- name: Compare HCO's operands with what HCO should have built (read-only)
+  virtinfra.hyperconverged.k8s_apply:
+    objects: "{{ rendered.operands }}"
+    state: observed
+"""
+
+RETURN = r"""
+objects:
+  description: One entry per input object, in input order.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    action:
+      description: C(created), C(updated), C(unchanged), C(deleted), C(missing), or C(drifted) (O(state=observed)).
+      type: str
+    changes:
+      description: Field-level changes, each C({path, op, before, after}) with op C(add), C(remove) or C(change).
+      type: list
+    drift:
+      description: C({count, fields}); each field C({path, op, before, after, managers}).
+      type: dict
+    reverted:
+      description: Drifted fields this run put back.
+      type: int
+    validated_by:
+      description: C(dry-run), C(crd-schema), C(live-state) (already as desired) or C(deferred).
+      type: str
+    deferred:
+      description: Why the object could not be dry-run in check mode (its Namespace or CRD is created by this call).
+      type: str
+      returned: when deferred
+  sample:
+    - {apiVersion: v1, kind: ConfigMap, namespace: kubevirt, name: settings, action: updated,
+       changes: [{path: data.mode, op: change, before: a, after: b}], drift: {count: 0, fields: []}, reverted: 0,
+       validated_by: dry-run}
+pruned:
+  description: Objects deleted because they are no longer desired.
+  returned: always
+  type: list
+  elements: dict
+drift_total:
+  description: Drifted fields over all objects.
+  returned: always
+  type: int
+reverted_total:
+  description: Drifted fields put back by this run.
+  returned: always
+  type: int
+requests:
+  description: HTTP requests this call made, C({total, writes, by_method}).
+  returned: always
+  type: dict
+errors:
+  description: Every problem found before anything was written, each C({object, index, path, message}).
+  returned: failure
+  type: list
+  elements: dict
+diff:
+  description: Before and after of each changed object (Ansible's diff format, as data).
+  returned: in diff mode
+  type: list
+  elements: dict
+"""
+
+import os  # noqa: E402 - after the documentation blocks, as in every Ansible module
+
+from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib  # noqa: E402
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (  # noqa: E402
+    Applier,
+    ApplyFailed,
+    Options,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (  # noqa: E402
+    KUBERNETES_IMPORT_ERROR,
+    Connection,
+    KubeError,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import (  # noqa: E402
+    WaitFailed,
+    WaitSpec,
+)
+
+ARGUMENT_SPEC = dict(
+    objects=dict(type="list", elements="raw", required=True),
+    state=dict(type="str", choices=["present", "absent", "observed"], default="present"),
+    drift=dict(type="str", choices=["revert", "report"], default="revert"),
+    prune=dict(type="bool", default=False),
+    prune_kinds=dict(type="list", elements="dict", default=[], options=dict(
+        apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
+    apply_set=dict(type="str", default="default"),
+    field_manager=dict(type="str", default="virtinfra.hyperconverged"),
+    namespace=dict(type="str"),
+    wait=dict(type="bool", default=True),
+    wait_for=dict(type="list", elements="dict", default=[], options=dict(
+        apiVersion=dict(type="str", required=True),
+        kind=dict(type="str", required=True),
+        name=dict(type="str", required=True),
+        namespace=dict(type="str"),
+        condition=dict(type="dict", options=dict(
+            type=dict(type="str", required=True),
+            status=dict(type="str", default="True"),
+            reason=dict(type="str"))),
+        jsonpath=dict(type="str"),
+        success=dict(type="list", elements="raw", default=[]),
+        failure=dict(type="list", elements="raw", default=[]),
+    ), mutually_exclusive=[("condition", "jsonpath")], required_one_of=[("condition", "jsonpath")]),
+    wait_timeout=dict(type="int", default=300),
+    kubeconfig=dict(type="raw", no_log=True, fallback=(env_fallback, ["K8S_AUTH_KUBECONFIG"])),
+    context=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_CONTEXT"])),
+    host=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_HOST"])),
+    api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["K8S_AUTH_API_KEY"])),
+    validate_certs=dict(type="bool", aliases=["verify_ssl"], fallback=(env_fallback, ["K8S_AUTH_VERIFY_SSL"])),
+    ca_cert=dict(type="path", fallback=(env_fallback, ["K8S_AUTH_SSL_CA_CERT"])),
+    request_timeout=dict(type="int", default=30),
+    retries=dict(type="int", default=5),
+)
+
+
+def wait_specs(entries: list[dict]) -> list[WaitSpec]:
+    specs = []
+    for entry in entries:
+        condition = entry.get("condition") or {}
+        specs.append(WaitSpec(entry["apiVersion"], entry["kind"], entry["name"], entry.get("namespace"),
+                              condition_type=condition.get("type"), condition_status=condition.get("status") or "True",
+                              condition_reason=condition.get("reason"), jsonpath=entry.get("jsonpath"),
+                              success=tuple(entry.get("success") or ()), failure=tuple(entry.get("failure") or ())))
+    return specs
+
+
+def main() -> None:
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
+    if KUBERNETES_IMPORT_ERROR is not None:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
+    params = module.params
+    kubeconfig = params["kubeconfig"]
+    if isinstance(kubeconfig, str):
+        kubeconfig = os.path.expanduser(kubeconfig)
+    options = Options(
+        apply_set=params["apply_set"], field_manager=params["field_manager"], state=params["state"],
+        drift=params["drift"], prune=params["prune"],
+        prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
+        namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
+        wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
+    )
+    connection = None
+    try:
+        connection = Connection(kubeconfig=kubeconfig, context=params["context"], host=params["host"],
+                                api_key=params["api_key"], validate_certs=params["validate_certs"],
+                                ca_cert=params["ca_cert"], request_timeout=float(params["request_timeout"]),
+                                retries=params["retries"])
+        result = Applier(connection, options).run(params["objects"])
+    except ApplyFailed as exc:
+        module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection))
+    except (KubeError, WaitFailed) as exc:
+        module.fail_json(msg=str(exc), status=getattr(exc, "status", None), requests=_requests(connection))
+    if not module._diff:
+        result.pop("diff", None)
+    module.exit_json(**result)
+
+
+def _requests(connection: Connection | None) -> dict:
+    if connection is None:
+        return {}
+    return {"total": connection.request_count, "writes": connection.write_count,
+            "by_method": dict(connection.requests)}
+
+
+if __name__ == "__main__":
+    main()

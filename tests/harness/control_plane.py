@@ -1,0 +1,288 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A real etcd + kube-apiserver on 127.0.0.1 for tests and benchmarks.
+
+Token authentication (an admin token in system:masters and a limited token with no rights of its own), RBAC
+authorization, an audit log of every request (used to count requests at the server), and the CRDs from
+``../shared/crds`` installed and Established. Binaries come from ``build-control-plane`` (Go modules, cached).
+
+    python tests/harness/control_plane.py start DIR   # prints the kubeconfig path
+    python tests/harness/control_plane.py stop DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import pathlib
+import secrets
+import shutil
+import signal
+import socket
+import ssl
+import subprocess
+import sys
+import time
+import typing as t
+import urllib.request
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+AUDIT_POLICY = """apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+"""
+
+
+def shared_dir() -> pathlib.Path:
+    return pathlib.Path(os.environ.get("VIRTINFRA_SHARED_DIR", ROOT.parent / "shared"))
+
+
+def build() -> pathlib.Path:
+    """Build (or find in the cache) kube-apiserver, kubectl and etcd; returns their directory."""
+    out = subprocess.run([str(HERE / "build-control-plane")], check=True, stdout=subprocess.PIPE, text=True)
+    return pathlib.Path(out.stdout.strip().splitlines()[-1])
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclasses.dataclass
+class ControlPlane:
+    workdir: pathlib.Path
+    bindir: pathlib.Path
+    port: int = 0
+    admin_token: str = ""
+    limited_token: str = ""
+    etcd_pid: int = 0
+    apiserver_pid: int = 0
+    etcd_port: int = 0
+
+    @property
+    def server(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def kubeconfig(self) -> pathlib.Path:
+        return self.workdir / "kubeconfig"
+
+    @property
+    def audit_log(self) -> pathlib.Path:
+        return self.workdir / "audit.log"
+
+    @property
+    def kubectl(self) -> pathlib.Path:
+        return self.bindir / "kubectl"
+
+    # -------------------------------------------------------------- lifecycle
+    def start(self) -> "ControlPlane":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        (self.workdir / "certs").mkdir(exist_ok=True)
+        self.port = self.port or _free_port()
+        self.etcd_port = self.etcd_port or _free_port()
+        self.admin_token = self.admin_token or secrets.token_hex(16)
+        self.limited_token = self.limited_token or secrets.token_hex(16)
+        tokens = self.workdir / "tokens.csv"
+        tokens.write_text(f'{self.admin_token},admin,admin-uid,"system:masters"\n'
+                          f'{self.limited_token},limited,limited-uid,""\n', encoding="utf-8")
+        tokens.chmod(0o600)
+        if not (self.workdir / "sa.key").exists():
+            subprocess.run(["openssl", "genrsa", "-out", str(self.workdir / "sa.key"), "2048"], check=True,
+                           stderr=subprocess.DEVNULL)
+            subprocess.run(["openssl", "rsa", "-in", str(self.workdir / "sa.key"), "-pubout", "-out",
+                            str(self.workdir / "sa.pub")], check=True, stderr=subprocess.DEVNULL)
+        (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY, encoding="utf-8")
+        self.start_etcd()
+        self.start_apiserver()
+        self._write_kubeconfig()
+        self.save()
+        return self
+
+    def start_etcd(self) -> None:
+        peer = _free_port()
+        log = open(self.workdir / "etcd.log", "ab")  # noqa: SIM115 - handed to the child
+        process = subprocess.Popen([
+            str(self.bindir / "etcd"), "--name", "harness", "--data-dir", str(self.workdir / "etcd"),
+            "--listen-client-urls", f"http://127.0.0.1:{self.etcd_port}",
+            "--advertise-client-urls", f"http://127.0.0.1:{self.etcd_port}",
+            "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+            "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
+            "--initial-cluster", f"harness=http://127.0.0.1:{peer}",
+            "--unsafe-no-fsync", "--log-level", "warn",
+        ], stdout=log, stderr=log, start_new_session=True)
+        self.etcd_pid = process.pid
+        _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log")
+
+    def start_apiserver(self) -> None:
+        log = open(self.workdir / "kube-apiserver.log", "ab")  # noqa: SIM115 - handed to the child
+        process = subprocess.Popen([
+            str(self.bindir / "kube-apiserver"),
+            f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
+            "--bind-address=127.0.0.1", f"--secure-port={self.port}", "--advertise-address=127.0.0.1",
+            f"--cert-dir={self.workdir / 'certs'}",
+            f"--token-auth-file={self.workdir / 'tokens.csv'}",
+            "--authorization-mode=RBAC",
+            "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+            f"--service-account-key-file={self.workdir / 'sa.pub'}",
+            f"--service-account-signing-key-file={self.workdir / 'sa.key'}",
+            "--service-cluster-ip-range=10.0.0.0/24",
+            "--disable-admission-plugins=ServiceAccount",
+            "--endpoint-reconciler-type=none",
+            "--enable-priority-and-fairness=false",
+            "--allow-privileged=true",
+            f"--audit-policy-file={self.workdir / 'audit-policy.yaml'}",
+            f"--audit-log-path={self.audit_log}", "--audit-log-format=json", "--audit-log-mode=blocking",
+            "--v=0",
+        ], stdout=log, stderr=log, start_new_session=True)
+        self.apiserver_pid = process.pid
+        _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log")
+
+    def stop_apiserver(self) -> None:
+        _kill(self.apiserver_pid)
+        self.apiserver_pid = 0
+        self.save()
+
+    def restart_apiserver(self) -> None:
+        self.stop_apiserver()
+        self.start_apiserver()
+        self.save()
+
+    def stop(self) -> None:
+        _kill(self.apiserver_pid)
+        _kill(self.etcd_pid)
+        self.apiserver_pid = self.etcd_pid = 0
+        self.save()
+
+    # -------------------------------------------------------------- helpers
+    def ready(self) -> bool:
+        return _http_ok(f"{self.server}/readyz", self.admin_token)
+
+    def _write_kubeconfig(self) -> None:
+        ca = self.workdir / "certs" / "apiserver.crt"
+        config = {
+            "apiVersion": "v1", "kind": "Config", "current-context": "admin",
+            "clusters": [{"name": "harness", "cluster": {"server": self.server, "certificate-authority": str(ca)}}],
+            "users": [{"name": "admin", "user": {"token": self.admin_token}},
+                      {"name": "limited", "user": {"token": self.limited_token}}],
+            "contexts": [{"name": "admin", "context": {"cluster": "harness", "user": "admin"}},
+                         {"name": "limited", "context": {"cluster": "harness", "user": "limited"}}],
+        }
+        self.kubeconfig.write_text(json.dumps(config, indent=2), encoding="utf-8")
+        self.kubeconfig.chmod(0o600)
+
+    def kubectl_run(self, *args: str, check: bool = True, context: str = "admin") -> subprocess.CompletedProcess:
+        return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}", *args],
+                              check=check, capture_output=True, text=True)
+
+    def install_crds(self, crd_dir: t.Optional[pathlib.Path] = None) -> None:
+        crd_dir = crd_dir or shared_dir() / "crds"
+        files = sorted(str(p) for p in crd_dir.glob("*.yaml"))
+        args: list[str] = ["apply", "--server-side", "--field-manager=test-harness"]
+        for path in files:
+            args += ["-f", path]
+        self.kubectl_run(*args)
+        self.kubectl_run("wait", "--for=condition=Established", "--timeout=120s", "crd", "--all")
+
+    def audit_offset(self) -> int:
+        return self.audit_log.stat().st_size if self.audit_log.exists() else 0
+
+    def audit_events(self, since: int = 0, user: t.Optional[str] = None) -> list[dict[str, t.Any]]:
+        events = []
+        with open(self.audit_log, "rb") as handle:
+            handle.seek(since)
+            for line in handle:
+                event = json.loads(line)
+                if user is None or (event.get("user") or {}).get("username") == user:
+                    events.append(event)
+        return events
+
+    def save(self) -> None:
+        state = {k: str(v) if isinstance(v, pathlib.Path) else v for k, v in dataclasses.asdict(self).items()}
+        path = self.workdir / "state.json"
+        path.write_text(json.dumps(state), encoding="utf-8")
+        path.chmod(0o600)
+
+    @classmethod
+    def load(cls, workdir: pathlib.Path) -> "ControlPlane":
+        state = json.loads((workdir / "state.json").read_text(encoding="utf-8"))
+        state["workdir"], state["bindir"] = pathlib.Path(state["workdir"]), pathlib.Path(state["bindir"])
+        return cls(**state)
+
+
+def _http_ok(url: str, token: t.Optional[str] = None) -> bool:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(request, timeout=2, context=context) as response:  # noqa: S310 - loopback
+            return bool(response.status == 200)
+    except OSError:
+        return False
+
+
+def _wait(probe: t.Callable[[], bool], timeout: float, what: str, log: pathlib.Path) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if probe():
+            return
+        time.sleep(0.3)
+    tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
+    raise RuntimeError(f"{what} did not become ready within {timeout}s; log tail:\n{tail}")
+
+
+def _kill(pid: int) -> None:
+    if not pid:
+        return
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    for _ in range(100):
+        try:
+            waited, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            waited = 0
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+        if waited == pid:
+            return
+        time.sleep(0.1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def main(argv: t.Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("action", choices=["build", "start", "stop"])
+    parser.add_argument("workdir", nargs="?", type=pathlib.Path)
+    args = parser.parse_args(argv)
+    if args.action == "build":
+        print(build())
+        return 0
+    if args.workdir is None:
+        parser.error("start and stop need a work directory")
+    if args.action == "start":
+        plane = ControlPlane(args.workdir.resolve(), build()).start()
+        plane.install_crds()
+        print(plane.kubeconfig)
+    else:
+        ControlPlane.load(args.workdir.resolve()).stop()
+        shutil.rmtree(args.workdir / "etcd", ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

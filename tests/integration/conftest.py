@@ -1,0 +1,41 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A real kube-apiserver + etcd for the whole session (built from Go modules on first use, stopped by PID)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import typing as t
+
+import pytest
+
+from harness.control_plane import ControlPlane, build
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"CI=true and the test API server is unavailable: {reason}")
+    message = f"\n\n*** SKIPPING API-SERVER TESTS: {reason} ***\n"
+    sys.stderr.write(message)
+    pytest.skip(message.strip())
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
+        _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
+    try:
+        bindir = build()
+    except subprocess.CalledProcessError as exc:
+        _unavailable(f"building the control plane failed ({exc})")
+    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
+    try:
+        plane.start()
+        plane.install_crds()
+        yield plane
+    finally:
+        plane.stop()

@@ -1,0 +1,305 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""k8s_apply against a real kube-apiserver; requests are counted from the server's audit log."""
+
+from __future__ import annotations
+
+import copy
+import pathlib
+import threading
+import time
+import typing as t
+
+import pytest
+import yaml
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, ApplyFailed, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import WaitFailed, WaitSpec
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+WRITE_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
+
+
+def server_writes(plane, since: int, user: str = "admin") -> list[dict[str, t.Any]]:
+    return [e for e in plane.audit_events(since, user)
+            if e["verb"] in WRITE_VERBS and "dryRun" not in e["requestURI"]]
+
+
+def apply(plane, objects, context="admin", **options) -> dict[str, t.Any]:
+    connection = Connection(kubeconfig=str(plane.kubeconfig), context=context,
+                            retries=options.pop("retries", 3), backoff=0.05)
+    return Applier(connection, Options(**options)).run(objects)
+
+
+def operand_set(namespace: str) -> list[dict[str, t.Any]]:
+    hyperconverged = yaml.safe_load((ROOT / "examples" / "hyperconverged.yml").read_text())
+    hyperconverged["metadata"]["namespace"] = namespace
+    result = render(hyperconverged=hyperconverged, release="1.20", cluster={"platform": "openshift",
+                                                                            "namespace": namespace})
+    namespace_object = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}
+    return [namespace_object, *result.operands]
+
+
+def by_name(report, kind, name):
+    return next(o for o in report["objects"] if o["kind"] == kind and o["name"] == name)
+
+
+def changes_of(report):
+    return {(o["kind"], o["name"]): o["changes"] for o in report["objects"] if o["changes"]}
+
+
+WIDGET_CRD = {
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "widgets.test.virtinfra.io"},
+    "spec": {"group": "test.virtinfra.io", "scope": "Cluster",
+             "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"},
+             "versions": [{"name": "v1", "served": True, "storage": True, "subresources": {"status": {}},
+                           "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                               "spec": {"type": "object", "properties": {"size": {"type": "integer"}}},
+                               "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}}}}]},
+}
+
+
+@pytest.fixture()
+def namespace(control_plane, request) -> str:
+    name = "t-" + request.node.name.replace("_", "-")[5:40].strip("-").lower()
+    return name
+
+
+def test_create_from_empty_then_noop(control_plane, namespace):
+    objects = operand_set(namespace)
+    kinds = {(o["apiVersion"], o["kind"]) for o in objects}
+    mark = control_plane.audit_offset()
+    first = apply(control_plane, objects, apply_set=namespace)
+    assert first["changed"] is True
+    assert all(o["action"] == "created" for o in first["objects"]), first["objects"]
+    writes = server_writes(control_plane, mark)
+    assert len(writes) == len(objects)
+    assert {w["objectRef"]["resource"] for w in writes} >= {"kubevirts", "cdis", "networkaddonsconfigs", "ssps"}
+    # Dependency order: the Namespace first, custom resources after the built-in kinds.
+    assert writes[0]["objectRef"]["resource"] == "namespaces"
+    kubevirt = control_plane.kubectl_run("get", "kubevirt", "-n", namespace, "-o", "yaml").stdout
+    assert "memoryOvercommit: 150" in kubevirt
+
+    mark = control_plane.audit_offset()
+    second = apply(control_plane, objects, apply_set=namespace)
+    assert second["changed"] is False
+    assert all(o["action"] == "unchanged" for o in second["objects"])
+    assert server_writes(control_plane, mark) == []
+    served = control_plane.audit_events(mark, "admin")
+    assert len(served) == second["requests"]["total"]
+    assert second["requests"]["total"] <= len(kinds) + 3
+
+
+def test_update_one_field_gives_exact_diff_and_check_mode_predicts_it(control_plane, namespace):
+    objects = operand_set(namespace)
+    apply(control_plane, objects, apply_set=namespace)
+    edited = copy.deepcopy(objects)
+    kubevirt = next(o for o in edited if o["kind"] == "KubeVirt")
+    old = kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"]
+    kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] = 175
+
+    mark = control_plane.audit_offset()
+    predicted = apply(control_plane, edited, apply_set=namespace, check_mode=True)
+    assert server_writes(control_plane, mark) == []
+    assert predicted["changed"] is True
+    expected = [{"path": "spec.configuration.developerConfiguration.memoryOvercommit", "op": "change",
+                 "before": old, "after": 175}]
+    assert changes_of(predicted) == {("KubeVirt", kubevirt["metadata"]["name"]): expected}
+
+    real = apply(control_plane, edited, apply_set=namespace)
+    assert changes_of(real) == changes_of(predicted)
+    assert [o["action"] for o in real["objects"]] == [o["action"] for o in predicted["objects"]]
+    assert real["diff"][0]["after"]["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 175
+    assert "managedFields" not in real["diff"][0]["after"]["metadata"]
+    assert apply(control_plane, edited, apply_set=namespace)["changed"] is False
+
+
+def test_drift_by_another_manager_is_reported_then_reverted(control_plane, namespace):
+    objects = operand_set(namespace)
+    apply(control_plane, objects, apply_set=namespace)
+    cdi = next(o for o in objects if o["kind"] == "CDI")
+    control_plane.kubectl_run("patch", "cdi", cdi["metadata"]["name"], "--type=merge", "--field-manager=someone",
+                              "-p", '{"spec":{"config":{"scratchSpaceStorageClass":"fast"}}}')
+    control_plane.kubectl_run("patch", "cdi", cdi["metadata"]["name"], "--type=merge", "--field-manager=someone",
+                              "-p", '{"spec":{"uninstallStrategy":"RemoveWorkloads"}}')
+
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects, apply_set=namespace, drift="report")
+    assert server_writes(control_plane, mark) == []
+    entry = by_name(report, "CDI", cdi["metadata"]["name"])
+    assert entry["drift"]["count"] == 1
+    drifted = entry["drift"]["fields"][0]
+    assert drifted["path"] == "spec.uninstallStrategy"
+    assert (drifted["before"], drifted["after"]) == ("RemoveWorkloads", cdi["spec"]["uninstallStrategy"])
+    assert drifted["managers"] == ["someone"]
+    assert report["drift_total"] == 1 and report["reverted_total"] == 0 and report["changed"] is False
+    # scratchSpaceStorageClass is not a field we set: another manager may own it, it is not drift.
+    live = yaml.safe_load(control_plane.kubectl_run("get", "cdi", cdi["metadata"]["name"], "-o", "yaml").stdout)
+    assert live["spec"]["uninstallStrategy"] == "RemoveWorkloads"
+
+    reverted = apply(control_plane, objects, apply_set=namespace, drift="revert")
+    entry = by_name(reverted, "CDI", cdi["metadata"]["name"])
+    assert (entry["reverted"], reverted["reverted_total"], entry["action"]) == (1, 1, "updated")
+    live = yaml.safe_load(control_plane.kubectl_run("get", "cdi", cdi["metadata"]["name"], "-o", "yaml").stdout)
+    assert live["spec"]["uninstallStrategy"] == cdi["spec"]["uninstallStrategy"]
+    assert live["spec"]["config"]["scratchSpaceStorageClass"] == "fast"
+    assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
+
+
+def test_prune_deletes_only_undesired_objects_of_the_apply_set(control_plane, namespace):
+    base = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
+    maps = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "namespace": namespace},
+             "data": {"i": str(i)}} for i in range(3)]
+    other_set = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "other", "namespace": namespace},
+                  "data": {}}]
+    apply(control_plane, base + maps, apply_set=namespace)
+    apply(control_plane, other_set, apply_set=namespace + "-other")
+    predicted = apply(control_plane, base + maps[:2], apply_set=namespace, prune=True, check_mode=True)
+    assert [p["name"] for p in predicted["pruned"]] == ["cm-2"]
+    assert "cm-2" in control_plane.kubectl_run("get", "cm", "-n", namespace).stdout
+    result = apply(control_plane, base + maps[:2], apply_set=namespace, prune=True)
+    assert [p["name"] for p in result["pruned"]] == ["cm-2"] and result["changed"] is True
+    names = control_plane.kubectl_run("get", "cm", "-n", namespace, "-o", "name").stdout.split()
+    assert "configmap/cm-2" not in names and {"configmap/cm-0", "configmap/other"} <= set(names)
+
+
+def test_invalid_objects_are_all_reported_and_nothing_is_written(control_plane, namespace):
+    objects = operand_set(namespace)
+    apply(control_plane, objects, apply_set=namespace)
+    bad = copy.deepcopy(objects)
+    kubevirt = next(o for o in bad if o["kind"] == "KubeVirt")
+    kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] = 180   # valid change
+    cdi = next(o for o in bad if o["kind"] == "CDI")
+    cdi["spec"]["uninstallStrategy"] = "Sometimes"                                          # enum violation
+    cdi["spec"]["notAField"] = True                                                         # unknown field
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, bad, apply_set=namespace)
+    paths = {(e["object"].split()[1], e["path"]) for e in failure.value.errors}
+    assert paths == {("CDI", "spec.uninstallStrategy"), ("CDI", "spec.notAField")}
+    assert server_writes(control_plane, mark) == []
+
+    # A rule only the server knows (object name syntax) fails in the dry run, again before any write.
+    bad_name = copy.deepcopy(objects) + [{"apiVersion": "v1", "kind": "ConfigMap",
+                                          "metadata": {"name": "Not_Valid", "namespace": namespace}}]
+    next(o for o in bad_name if o["kind"] == "KubeVirt")["spec"]["configuration"]["developerConfiguration"][
+        "memoryOvercommit"] = 180
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, bad_name, apply_set=namespace)
+    assert [e["path"] for e in failure.value.errors] == ["metadata.name"]
+    assert server_writes(control_plane, mark) == []
+    live = control_plane.kubectl_run("get", "kubevirt", "-n", namespace, "-o", "yaml").stdout
+    assert "memoryOvercommit: 150" in live
+
+
+def test_rbac_denial_names_user_verb_resource_and_namespace(control_plane, namespace):
+    apply(control_plane, [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}],
+          apply_set=namespace)
+    control_plane.kubectl_run("create", "clusterrole", f"{namespace}-read", "--verb=get,list,watch",
+                              "--resource=*.*")
+    control_plane.kubectl_run("create", "clusterrolebinding", f"{namespace}-read",
+                              f"--clusterrole={namespace}-read", "--user=limited")
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
+                               "metadata": {"name": "x", "namespace": namespace}, "data": {}}],
+              context="limited", apply_set=namespace)
+    assert failure.value.errors[0]["message"] == f"user limited cannot patch configmaps in namespace {namespace}"
+    assert server_writes(control_plane, mark, "limited") == []
+    control_plane.kubectl_run("delete", "clusterrolebinding", f"{namespace}-read")
+    with pytest.raises(KubeError) as denied:
+        apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
+                               "metadata": {"name": "x", "namespace": namespace}}], context="limited")
+    assert str(denied.value) == "user limited cannot list configmaps at cluster scope"
+
+
+def test_crd_and_its_custom_resource_in_one_call_wait_for_established(control_plane):
+    crd = WIDGET_CRD
+    widget = {"apiVersion": "test.virtinfra.io/v1", "kind": "Widget", "metadata": {"name": "w1"},
+              "spec": {"size": 3}}
+    bad = copy.deepcopy(widget)
+    bad["spec"]["size"] = "three"
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, [widget, crd, bad | {"metadata": {"name": "w2"}}], apply_set="widgets")
+    assert [(e["object"], e["path"]) for e in failure.value.errors] == [("test.virtinfra.io/v1 Widget w2",
+                                                                         "spec.size")]
+    assert "widgets" not in control_plane.kubectl_run("get", "crd", "-o", "name").stdout
+
+    predicted = apply(control_plane, [widget, crd], apply_set="widgets", check_mode=True)
+    assert by_name(predicted, "Widget", "w1")["deferred"]
+    result = apply(control_plane, [widget, crd], apply_set="widgets")
+    assert [o["action"] for o in result["objects"]] == ["created", "created"]
+    assert control_plane.kubectl_run("get", "widget", "w1", "-o", "jsonpath={.spec.size}").stdout == "3"
+    assert apply(control_plane, [widget, crd], apply_set="widgets")["changed"] is False
+
+
+def test_waits_on_conditions_and_jsonpath_failure_values(control_plane):
+    widget = {"apiVersion": "test.virtinfra.io/v1", "kind": "Widget", "metadata": {"name": "waited"},
+              "spec": {"size": 1}}
+    apply(control_plane, [WIDGET_CRD, widget], apply_set="waits")
+    target = ("widget", "waited")
+    available = WaitSpec("test.virtinfra.io/v1", "Widget", "waited", condition_type="Available")
+
+    def set_status_later(status: dict) -> threading.Thread:
+        def run() -> None:
+            time.sleep(1.5)
+            control_plane.kubectl_run("patch", *target, "--subresource=status", "--type=merge",
+                                      "-p", yaml.safe_dump({"status": status}))
+        thread = threading.Thread(target=run)
+        thread.start()
+        return thread
+
+    thread = set_status_later({"conditions": [{"type": "Available", "status": "True", "reason": "Ready",
+                                               "message": "", "lastTransitionTime": "2026-01-01T00:00:00Z"}]})
+    started = time.monotonic()
+    apply(control_plane, [WIDGET_CRD, widget], apply_set="waits", wait_for=[available], wait_timeout=30)
+    thread.join()
+    assert time.monotonic() - started >= 1.0
+
+    failing = WaitSpec("test.virtinfra.io/v1", "Widget", "waited",
+                       jsonpath="{.status.phase}", success=("Ready",), failure=("Failed",))
+    thread = set_status_later({"phase": "Failed"})
+    started = time.monotonic()
+    with pytest.raises(WaitFailed, match="failure value"):
+        apply(control_plane, [WIDGET_CRD, widget], apply_set="waits", wait_for=[failing], wait_timeout=60)
+    thread.join()
+    assert time.monotonic() - started < 20
+
+    never = WaitSpec("test.virtinfra.io/v1", "Widget", "waited", condition_type="Degraded")
+    with pytest.raises(WaitFailed, match="timed out after 2s"):
+        apply(control_plane, [WIDGET_CRD, widget], apply_set="waits", wait_for=[never], wait_timeout=2)
+
+
+def test_api_server_stopped_mid_run_then_rerun_converges(control_plane, namespace):
+    objects = operand_set(namespace)
+    never = WaitSpec("v1", "Namespace", namespace, None, condition_type="NeverTrue")
+    failures: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            apply(control_plane, objects, apply_set=namespace, wait_for=[never], wait_timeout=120, retries=2)
+        except BaseException as exc:  # collected for the assertion below
+            failures.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 60
+    # The last object written is the SSP; after it the call is waiting on a condition that never comes.
+    while time.monotonic() < deadline and control_plane.kubectl_run(
+            "get", "ssp", "-n", namespace, "-o", "name", check=False).stdout == "":
+        time.sleep(0.2)
+    control_plane.stop_apiserver()
+    thread.join(timeout=120)
+    try:
+        assert failures and "is unreachable" in str(failures[0]), failures
+        with pytest.raises(KubeError, match="unreachable"):
+            apply(control_plane, objects, apply_set=namespace, retries=0)
+    finally:
+        control_plane.start_apiserver()
+    rerun = apply(control_plane, objects, apply_set=namespace)
+    assert all(o["action"] in ("unchanged", "created", "updated") for o in rerun["objects"])
+    assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
