@@ -74,7 +74,10 @@ def _compile(expression: str) -> t.Any:
         text = text[1:-1]
     if text.startswith("."):
         text = "$" + text
-    return jsonpath_parse(text)
+    try:
+        return jsonpath_parse(text)
+    except Exception as exc:  # jsonpath-ng raises several unrelated types for syntax errors
+        raise WaitFailed(f"invalid jsonpath {expression!r}: {exc}") from exc
 
 
 def _matches(value: t.Any, accepted: t.Sequence[t.Any]) -> bool:

@@ -1,0 +1,138 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Retries and error reporting of the HTTP client.
+
+The API server cannot be made to answer 429 or 503 on demand, so these faults come from a small local HTTP server
+that replays a scripted sequence of responses (the one place a stand-in is used).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+import typing as t
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
+    Connection,
+    KubeError,
+    Unreachable,
+    forbidden_message,
+)
+
+
+class Script(http.server.BaseHTTPRequestHandler):
+    responses: list[tuple[int, dict[str, t.Any], dict[str, str]]] = []
+    seen: list[tuple[str, str, t.Optional[str]]] = []
+
+    def _answer(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        type(self).seen.append((self.command, self.path, self.headers.get("Authorization")))
+        status, body, headers = type(self).responses.pop(0)
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        for key, value in headers.items():
+            self.send_header(key, value)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_PATCH = do_DELETE = _answer
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def scripted():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Script)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    Script.responses, Script.seen = [], []
+    yield server
+    server.shutdown()
+
+
+def connect(server, retries: int = 3) -> tuple[Connection, list[float]]:
+    slept: list[float] = []
+    host = f"http://127.0.0.1:{server.server_address[1]}"
+    return Connection(host=host, api_key="secret-token", retries=retries, backoff=0.5, sleep=slept.append), slept
+
+
+def status(code: int, message: str = "", **details: t.Any) -> tuple[int, dict[str, t.Any], dict[str, str]]:
+    return (code, {"kind": "Status", "code": code, "message": message, "details": details}, {})
+
+
+def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
+    Script.responses = [(429, {"message": "slow down"}, {"Retry-After": "2"}), status(503), status(500),
+                        (200, {"kind": "ConfigMap"}, {})]
+    connection, slept = connect(scripted)
+    assert connection.request("GET", "/api/v1/namespaces/x/configmaps/y") == {"kind": "ConfigMap"}
+    assert slept == [2.0, 1.0, 2.0]
+    assert connection.requests["GET"] == 4
+    assert {auth for _, _, auth in Script.seen} == {"Bearer secret-token"}
+
+
+def test_gives_up_after_the_retry_budget(scripted):
+    Script.responses = [status(503, "busy")] * 3
+    connection, slept = connect(scripted, retries=2)
+    with pytest.raises(KubeError) as failure:
+        connection.request("GET", "/api")
+    assert failure.value.status == 503 and str(failure.value) == "busy"
+    assert len(slept) == 2
+
+
+def test_resource_version_conflicts_are_retried_but_apply_conflicts_are_not(scripted):
+    Script.responses = [status(409, "the object has been modified"), (200, {}, {}),
+                        status(409, "Apply failed with 1 conflict",
+                               causes=[{"type": "FieldManagerConflict", "field": ".spec.x"}])]
+    connection, _ = connect(scripted)
+    assert connection.request("PATCH", "/a", body={}) == {}
+    with pytest.raises(KubeError) as failure:
+        connection.request("PATCH", "/a", body={})
+    assert failure.value.status == 409 and failure.value.causes[0]["field"] == ".spec.x"
+    assert connection.requests["PATCH"] == 3
+
+
+def test_forbidden_is_reported_as_user_verb_resource_namespace(scripted):
+    Script.responses = [status(403, 'kubevirts.kubevirt.io "kubevirt" is forbidden: User "ci" cannot patch resource '
+                                    '"kubevirts" in API group "kubevirt.io" in the namespace "kubevirt"')]
+    connection, slept = connect(scripted)
+    with pytest.raises(KubeError) as failure:
+        connection.request("PATCH", "/apis/kubevirt.io/v1/namespaces/kubevirt/kubevirts/kubevirt", body={})
+    assert str(failure.value) == "user ci cannot patch kubevirts.kubevirt.io in namespace kubevirt"
+    assert slept == []
+
+
+def test_forbidden_message_at_cluster_scope_and_unparsable_text():
+    text = 'User "limited" cannot list resource "nodes" in API group "" at the cluster scope'
+    assert forbidden_message({"message": text}, "GET", "/api/v1/nodes") ==         "user limited cannot list nodes at cluster scope"
+    assert forbidden_message({"message": "nope"}, "GET", "/x") == "forbidden: GET /x: nope"
+
+
+def test_unreachable_server_is_a_clear_error_after_retries():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    slept: list[float] = []
+    connection = Connection(host=f"http://127.0.0.1:{port}", api_key="never-printed", retries=2,
+                            sleep=slept.append)
+    with pytest.raises(Unreachable) as failure:
+        connection.request("GET", "/api")
+    assert str(failure.value) == f"API server http://127.0.0.1:{port} is unreachable: connection refused"
+    assert len(slept) == 2
+
+
+def test_dry_runs_are_not_counted_as_writes(scripted):
+    Script.responses = [(200, {}, {}), (200, {}, {})]
+    connection, _ = connect(scripted)
+    connection.request("PATCH", "/a", query={"dryRun": "All"}, body={})
+    connection.request("PATCH", "/a", body={})
+    assert (connection.request_count, connection.write_count, connection.dry_runs) == (2, 1, 1)

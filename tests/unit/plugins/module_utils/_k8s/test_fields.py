@@ -1,0 +1,77 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import fields
+
+
+def test_strip_removes_server_bookkeeping_and_our_fingerprint():
+    live = {"apiVersion": "v1", "kind": "ConfigMap", "status": {"x": 1},
+            "metadata": {"name": "a", "uid": "u", "resourceVersion": "7", "generation": 2, "managedFields": [],
+                         "creationTimestamp": "t", "labels": {"k": "v"},
+                         "annotations": {fields.FINGERPRINT_ANNOTATION: "abc"}}}
+    assert fields.strip(live) == {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a",
+                                                                                       "labels": {"k": "v"}}}
+    assert "status" in live and fields.strip(None) == {}
+
+
+def test_diff_expands_added_maps_to_leaves_and_keeps_lists_whole_when_lengths_differ():
+    before = {"spec": {"a": 1, "list": [1, 2], "same": [{"x": 1}]}}
+    after = {"spec": {"a": 2, "list": [1], "same": [{"x": 3}], "new": {"b": {"c": True}}}}
+    assert fields.public(fields.diff(before, after)) == [
+        {"path": "spec.a", "op": "change", "before": 1, "after": 2},
+        {"path": "spec.list", "op": "change", "before": [1, 2], "after": [1]},
+        {"path": "spec.new.b.c", "op": "add", "before": None, "after": True},
+        {"path": "spec.same[0].x", "op": "change", "before": 1, "after": 3},
+    ]
+
+
+def test_diff_tells_booleans_from_numbers():
+    assert fields.diff({"a": True}, {"a": 1}) != []
+    assert fields.diff({"a": 1}, {"a": 1.0}) == []
+
+
+def test_contained_allows_server_defaults_but_not_list_length_changes():
+    assert fields.contained({"spec": {"a": 1}}, {"spec": {"a": 1, "defaulted": "x"}})
+    assert fields.contained({"l": [{"n": 1}]}, {"l": [{"n": 1, "d": 0}]})
+    assert not fields.contained({"l": [{"n": 1}]}, {"l": [{"n": 1}, {"n": 2}]})
+    assert not fields.contained({"spec": {"a": 1}}, {"spec": {}})
+
+
+def test_fieldset_paths_stop_at_lists():
+    fields_v1 = {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+                 "f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}, "f:image": {}}}, "f:replicas": {}}}
+    assert fields.fieldset_paths(fields_v1) == {("metadata", "labels", "app"), ("spec", "containers"),
+                                                ("spec", "replicas")}
+
+
+def test_ownership_and_owns():
+    live = {"metadata": {"managedFields": [
+        {"manager": "us", "operation": "Apply", "fieldsV1": {"f:spec": {"f:a": {}}}},
+        {"manager": "them", "operation": "Update", "fieldsV1": {"f:spec": {"f:b": {"f:c": {}}}}},
+        {"manager": "kubelet", "operation": "Update", "subresource": "status", "fieldsV1": {"f:status": {}}},
+    ]}}
+    owners = fields.ownership(live)
+    assert set(owners) == {"us", "them"}
+    assert fields.owns(owners["them"], ("spec", "b", "c"))
+    assert fields.owns(owners["them"], ("spec", "b"))
+    assert not fields.owns(owners["them"], ("spec", "a"))
+    assert fields.owns({("spec", "list")}, ("spec", "list", 3, "x"))
+
+
+def test_remove_paths_and_fingerprint_stability():
+    obj = {"spec": {"a": 1, "b": {"c": 2}, "l": [1]}}
+    assert fields.remove_paths(obj, [("spec", "b", "c"), ("spec", "l", 0)]) == {"spec": {"a": 1, "b": {}}}
+    assert obj["spec"]["b"] == {"c": 2}
+    assert fields.fingerprint({"a": 1, "b": 2}) == fields.fingerprint({"b": 2, "a": 1})
+    assert fields.fingerprint({"a": 1}) != fields.fingerprint({"a": 2})
+
+
+def test_mismatches_report_only_desired_fields():
+    desired = {"spec": {"a": 1, "b": [1, 2], "c": "x"}}
+    live = {"spec": {"a": 1, "b": [2, 1], "extra": True}}
+    assert fields.public(fields.mismatches(desired, live)) == [
+        {"path": "spec.b", "op": "change", "before": [2, 1], "after": [1, 2]},
+        {"path": "spec.c", "op": "add", "before": None, "after": "x"},
+    ]

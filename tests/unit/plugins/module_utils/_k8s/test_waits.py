@@ -1,0 +1,35 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import WaitFailed, WaitSpec, wait_for_all
+
+
+def obj(**status):
+    return {"status": status}
+
+
+def test_condition_type_status_and_reason():
+    spec = WaitSpec("v1", "X", "x", condition_type="Available", condition_reason="Done")
+    assert spec.evaluate(None) is None
+    assert spec.evaluate(obj()) is None
+    assert spec.evaluate(obj(conditions=[{"type": "Available", "status": "False"}])) is None
+    assert spec.evaluate(obj(conditions=[{"type": "Available", "status": "True", "reason": "Later"}])) is None
+    assert spec.evaluate(obj(conditions=[{"type": "Available", "status": "True", "reason": "Done"}])) is True
+
+
+def test_jsonpath_success_failure_and_kubectl_braces():
+    spec = WaitSpec("v1", "X", "x", jsonpath="{.status.phase}", success=("Ready",), failure=("Failed",))
+    assert spec.evaluate(obj(phase="Pending")) is None
+    assert spec.evaluate(obj(phase="Ready")) is True
+    assert spec.evaluate(obj(phase="Failed")) is False
+    spec = WaitSpec("v1", "X", "x", jsonpath=".status.conditions[?(@.type=='Ready')].status", success=(True,))
+    assert spec.evaluate(obj(conditions=[{"type": "Ready", "status": "True"}])) is True
+
+
+def test_a_bad_expression_fails_before_any_request():
+    with pytest.raises(WaitFailed, match="invalid jsonpath"):
+        wait_for_all(None, None, [WaitSpec("v1", "X", "x", jsonpath="{.status[}")], timeout=1)
