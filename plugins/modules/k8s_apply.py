@@ -27,13 +27,12 @@ description:
   - "Drift: fields another actor changed since this module last applied the object (the input fingerprint stored in
     the C(hyperconverged.virtinfra.io/desired-hash) annotation is unchanged, or another field manager now owns the
     field). Counted per object, like HCO's C(kubevirt_hco_out_of_band_modifications_total)."
-  - Every applied object is labelled C(app.kubernetes.io/managed-by=virtinfra.hyperconverged) and
+  - Every applied object is labelled C(hyperconverged.virtinfra.io/managed-by=virtinfra.hyperconverged) and
     C(hyperconverged.virtinfra.io/apply-set=<apply_set>); O(prune) deletes labelled objects of the same apply set that
     are no longer desired.
   - 409 (except server-side apply field conflicts), 429 and 5xx responses and connection failures are retried with
     exponential backoff. A 403 is reported as C(user X cannot VERB RESOURCE in NS).
 requirements:
-  - kubernetes (the Python client, for kubeconfig loading and TLS)
   - jsonpath-ng (only for O(wait_for[].jsonpath))
 attributes:
   check_mode:
@@ -161,42 +160,16 @@ options:
     description: Seconds to wait for all conditions together.
     type: int
     default: 300
-  kubeconfig:
-    description:
-      - Path to a kubeconfig file, or the kubeconfig as a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then the
-        kubernetes client's own default (C(KUBECONFIG), C(~/.kube/config)).
-    type: raw
-  context:
-    description: Kubeconfig context. Defaults to C(K8S_AUTH_CONTEXT), then the current context.
-    type: str
-  host:
-    description: API server URL, overriding the kubeconfig. Defaults to C(K8S_AUTH_HOST).
-    type: str
-  api_key:
-    description: Bearer token, overriding the kubeconfig. Defaults to C(K8S_AUTH_API_KEY).
-    type: str
-  validate_certs:
-    description: Verify the API server certificate. Defaults to C(K8S_AUTH_VERIFY_SSL), then the kubeconfig.
-    type: bool
-    aliases: [verify_ssl]
-  ca_cert:
-    description: CA bundle to verify the API server with. Defaults to C(K8S_AUTH_SSL_CA_CERT).
-    type: path
-  request_timeout:
-    description: Seconds for one HTTP request.
-    type: int
-    default: 30
-  retries:
-    description: Retries of a request that failed with 409, 429, 5xx or a connection error.
-    type: int
-    default: 5
 notes:
   - Objects in a Namespace or of a kind created by the same call cannot be dry-run before that Namespace or
     CustomResourceDefinition exists. In check mode they are validated against the CRD schema only and reported with
     RV(objects[].deferred); in a real run the CRDs and Namespaces are written first, then those objects are dry-run
     before anything else is written.
+extends_documentation_fragment:
+  - virtinfra.hyperconverged.k8s_auth
 seealso:
   - module: virtinfra.hyperconverged.hco_render
+  - module: virtinfra.hyperconverged.cluster_facts
 """
 
 EXAMPLES = r"""
@@ -286,9 +259,7 @@ diff:
   elements: dict
 """
 
-import os  # noqa: E402 - after the documentation blocks, as in every Ansible module
-
-from ansible.module_utils.basic import AnsibleModule, env_fallback, missing_required_lib  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (  # noqa: E402
     Applier,
@@ -299,6 +270,10 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
     KUBERNETES_IMPORT_ERROR,
     Connection,
     KubeError,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (  # noqa: E402
+    AUTH_ARGUMENT_SPEC,
+    connect,
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import (  # noqa: E402
     WaitFailed,
@@ -330,14 +305,7 @@ ARGUMENT_SPEC = dict(
         failure=dict(type="list", elements="raw", default=[]),
     ), mutually_exclusive=[("condition", "jsonpath")], required_one_of=[("condition", "jsonpath")]),
     wait_timeout=dict(type="int", default=300),
-    kubeconfig=dict(type="raw", no_log=True, fallback=(env_fallback, ["K8S_AUTH_KUBECONFIG"])),
-    context=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_CONTEXT"])),
-    host=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_HOST"])),
-    api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["K8S_AUTH_API_KEY"])),
-    validate_certs=dict(type="bool", aliases=["verify_ssl"], fallback=(env_fallback, ["K8S_AUTH_VERIFY_SSL"])),
-    ca_cert=dict(type="path", fallback=(env_fallback, ["K8S_AUTH_SSL_CA_CERT"])),
-    request_timeout=dict(type="int", default=30),
-    retries=dict(type="int", default=5),
+    **AUTH_ARGUMENT_SPEC,
 )
 
 
@@ -357,9 +325,6 @@ def main() -> None:
     if KUBERNETES_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
     params = module.params
-    kubeconfig = params["kubeconfig"]
-    if isinstance(kubeconfig, str):
-        kubeconfig = os.path.expanduser(kubeconfig)
     options = Options(
         apply_set=params["apply_set"], field_manager=params["field_manager"], state=params["state"],
         drift=params["drift"], prune=params["prune"],
@@ -369,10 +334,7 @@ def main() -> None:
     )
     connection = None
     try:
-        connection = Connection(kubeconfig=kubeconfig, context=params["context"], host=params["host"],
-                                api_key=params["api_key"], validate_certs=params["validate_certs"],
-                                ca_cert=params["ca_cert"], request_timeout=float(params["request_timeout"]),
-                                retries=params["retries"])
+        connection = connect(params)
         result = Applier(connection, options).run(params["objects"])
     except ApplyFailed as exc:
         module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection))

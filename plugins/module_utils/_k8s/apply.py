@@ -24,7 +24,7 @@ from .openapi import served_schemas, validate_custom_resource
 from .waits import WaitSpec, wait_for_all
 
 FIELD_MANAGER = "virtinfra.hyperconverged"
-MANAGED_BY_LABEL = "app.kubernetes.io/managed-by"
+MANAGED_BY_LABEL = "hyperconverged.virtinfra.io/managed-by"
 APPLY_SET_LABEL = "hyperconverged.virtinfra.io/apply-set"
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
 REDACTED = "<redacted>"
@@ -440,7 +440,7 @@ class Applier:
                     entry["action"] = "created" if self.options.check_mode else entry["action"]
                     entry["changes"] = _redact(public(diff({}, strip(item.desired))), secret)
             objects.append(entry)
-            if entry["changes"] and item.action not in ("unchanged", "missing", "drifted"):
+            if entry["changes"] and entry["action"] not in ("unchanged", "missing", "drifted"):
                 before = strip(item.live) if item.live else {}
                 after = strip(item.result) if item.result and item.action != "deleted" else {}
                 if item.deferred and self.options.check_mode:

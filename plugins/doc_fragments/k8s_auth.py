@@ -1,0 +1,42 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+
+class ModuleDocFragment:
+    DOCUMENTATION = r"""
+options:
+  kubeconfig:
+    description:
+      - Path to a kubeconfig file, or the kubeconfig as a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then the
+        kubernetes client's own default (C(KUBECONFIG), C(~/.kube/config)).
+    type: raw
+  context:
+    description: Kubeconfig context. Defaults to C(K8S_AUTH_CONTEXT), then the current context.
+    type: str
+  host:
+    description: API server URL, overriding the kubeconfig. Defaults to C(K8S_AUTH_HOST).
+    type: str
+  api_key:
+    description: Bearer token, overriding the kubeconfig. Defaults to C(K8S_AUTH_API_KEY).
+    type: str
+  validate_certs:
+    description: Verify the API server certificate. Defaults to C(K8S_AUTH_VERIFY_SSL), then the kubeconfig.
+    type: bool
+    aliases: [verify_ssl]
+  ca_cert:
+    description: CA bundle to verify the API server with. Defaults to C(K8S_AUTH_SSL_CA_CERT).
+    type: path
+  request_timeout:
+    description: Seconds for one HTTP request.
+    type: int
+    default: 30
+  retries:
+    description: Retries of a request that failed with 409, 429, 5xx or a connection error (exponential backoff).
+    type: int
+    default: 5
+requirements:
+  - kubernetes (the Python client, for kubeconfig loading and TLS)
+"""

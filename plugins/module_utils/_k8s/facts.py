@@ -1,0 +1,53 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What a cluster runs: platform, version, and whether the HyperConverged Cluster Operator manages KubeVirt there.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from .client import Connection, KubeError
+from .discovery import Discovery
+
+HCO_API_VERSION = "hco.kubevirt.io/v1beta1"
+HCO_DEPLOYMENT_SELECTOR = "name=hyperconverged-cluster-operator"
+
+
+def cluster_facts(connection: Connection, kinds: t.Sequence[tuple[str, str]] = ()) -> dict[str, t.Any]:
+    """Platform, server version, HCO presence and which of kinds the server serves."""
+    discovery = Discovery(connection)
+    version = connection.request("GET", "/version") or {}
+    openshift = discovery.find("config.openshift.io/v1", "ClusterVersion") is not None
+    hco_resource = discovery.find(HCO_API_VERSION, "HyperConverged")
+    hyperconvergeds: list[dict[str, t.Any]] = []
+    if hco_resource is not None:
+        listing = connection.request("GET", hco_resource.path())
+        hyperconvergeds = [{"namespace": o["metadata"].get("namespace"), "name": o["metadata"]["name"]}
+                           for o in listing.get("items") or []]
+    deployments: list[dict[str, t.Any]] = []
+    apps = discovery.find("apps/v1", "Deployment")
+    if apps is not None:
+        try:
+            listing = connection.request("GET", apps.path(), query={"labelSelector": HCO_DEPLOYMENT_SELECTOR})
+            deployments = [{"namespace": o["metadata"].get("namespace"), "name": o["metadata"]["name"]}
+                           for o in listing.get("items") or []]
+        except KubeError as exc:
+            if exc.status != 403:
+                raise
+    return {
+        "platform": "openshift" if openshift else "kubernetes",
+        "version": {"git_version": version.get("gitVersion"), "major": version.get("major"),
+                    "minor": str(version.get("minor") or "").rstrip("+")},
+        "hco": {
+            "crd": hco_resource is not None,
+            "hyperconvergeds": hyperconvergeds,
+            "operator_deployments": deployments,
+            "present": hco_resource is not None and bool(hyperconvergeds or deployments),
+        },
+        "served": {f"{api_version}/{kind}": discovery.find(api_version, kind) is not None
+                   for api_version, kind in kinds},
+    }

@@ -1,0 +1,34 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Connection options shared by the cluster modules (documented in the k8s_auth doc fragment). PRIVATE."""
+
+from __future__ import annotations
+
+import os
+import typing as t
+
+from ansible.module_utils.basic import env_fallback
+
+from .client import Connection
+
+AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
+    kubeconfig=dict(type="raw", no_log=True, fallback=(env_fallback, ["K8S_AUTH_KUBECONFIG"])),
+    context=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_CONTEXT"])),
+    host=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_HOST"])),
+    api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["K8S_AUTH_API_KEY"])),
+    validate_certs=dict(type="bool", aliases=["verify_ssl"], fallback=(env_fallback, ["K8S_AUTH_VERIFY_SSL"])),
+    ca_cert=dict(type="path", fallback=(env_fallback, ["K8S_AUTH_SSL_CA_CERT"])),
+    request_timeout=dict(type="int", default=30),
+    retries=dict(type="int", default=5),
+)
+
+
+def connect(params: t.Mapping[str, t.Any]) -> Connection:
+    kubeconfig = params.get("kubeconfig")
+    if isinstance(kubeconfig, str):
+        kubeconfig = os.path.expanduser(kubeconfig)
+    return Connection(kubeconfig=kubeconfig, context=params.get("context"), host=params.get("host"),
+                      api_key=params.get("api_key"), validate_certs=params.get("validate_certs"),
+                      ca_cert=params.get("ca_cert"), request_timeout=float(params.get("request_timeout") or 30),
+                      retries=int(params.get("retries") if params.get("retries") is not None else 5))

@@ -1,0 +1,118 @@
+#!/usr/bin/python
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: cluster_facts
+short_description: Platform, version and HyperConverged Cluster Operator presence of a Kubernetes cluster
+version_added: 0.1.0
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
+description:
+  - Reads, in five requests or fewer, whether the cluster is OpenShift (it serves C(config.openshift.io/v1)
+    ClusterVersion), its Kubernetes version, and whether HCO runs there - its CRD is served and a HyperConverged
+    object or an HCO Deployment (label C(name=hyperconverged-cluster-operator)) exists.
+  - The C(virtinfra.hyperconverged.hyperconverged) role uses it to choose between writing the HyperConverged CR
+    (HCO present) and writing the operands itself.
+attributes:
+  check_mode:
+    support: full
+    description: Read-only.
+  diff_mode:
+    support: none
+    description: Read-only.
+  idempotent:
+    support: full
+    description: Read-only.
+  platform:
+    support: full
+    platforms: posix
+    description: Runs where it can reach the API server.
+options:
+  kinds:
+    description: Extra kinds to check, each C({apiVersion, kind}); RV(served) tells which the server serves.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      apiVersion:
+        description: API version.
+        type: str
+        required: true
+      kind:
+        description: Kind.
+        type: str
+        required: true
+extends_documentation_fragment:
+  - virtinfra.hyperconverged.k8s_auth
+seealso:
+  - module: virtinfra.hyperconverged.k8s_apply
+"""
+
+EXAMPLES = r"""
+- name: Find out whether HCO manages KubeVirt here
+  virtinfra.hyperconverged.cluster_facts:
+    kinds:
+      - {apiVersion: monitoring.coreos.com/v1, kind: PrometheusRule}
+  register: cluster
+"""
+
+RETURN = r"""
+platform:
+  description: C(openshift) or C(kubernetes).
+  returned: success
+  type: str
+version:
+  description: C({git_version, major, minor}) of the API server.
+  returned: success
+  type: dict
+hco:
+  description: C({crd, hyperconvergeds, operator_deployments, present}).
+  returned: success
+  type: dict
+served:
+  description: C(apiVersion/kind) -> whether the server serves it, for O(kinds).
+  returned: success
+  type: dict
+requests:
+  description: HTTP requests made.
+  returned: always
+  type: int
+"""
+
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (  # noqa: E402
+    KUBERNETES_IMPORT_ERROR,
+    KubeError,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.facts import cluster_facts  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (  # noqa: E402
+    AUTH_ARGUMENT_SPEC,
+    connect,
+)
+
+
+def main() -> None:
+    argument_spec = dict(
+        kinds=dict(type="list", elements="dict", default=[], options=dict(
+            apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
+        **AUTH_ARGUMENT_SPEC,
+    )
+    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
+    if KUBERNETES_IMPORT_ERROR is not None:
+        module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
+    connection = None
+    try:
+        connection = connect(module.params)
+        facts = cluster_facts(connection, [(k["apiVersion"], k["kind"]) for k in module.params["kinds"]])
+    except KubeError as exc:
+        module.fail_json(msg=str(exc), status=exc.status, requests=connection.request_count if connection else 0)
+    module.exit_json(changed=False, requests=connection.request_count, **facts)
+
+
+if __name__ == "__main__":
+    main()
