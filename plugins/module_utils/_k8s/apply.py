@@ -12,6 +12,7 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
+import concurrent.futures
 import copy
 import dataclasses
 import typing as t
@@ -62,6 +63,7 @@ class Options:
     wait: bool = True
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
     wait_timeout: float = 120.0
+    workers: int = 8
 
 
 @dataclasses.dataclass
@@ -122,9 +124,7 @@ class Applier:
         self._validate_schemas(items, errors)
         if errors:
             raise ApplyFailed(_summary("objects fail their CRD schema", errors), errors)
-        for item in items:
-            if not item.deferred:
-                self._plan(item, errors)
+        self._parallel(lambda item: self._plan(item, errors), [i for i in items if not i.deferred])
         if errors:
             raise ApplyFailed(_summary("the API server refused objects in a dry run; nothing was written", errors),
                               errors)
@@ -202,26 +202,33 @@ class Applier:
         """One labelled list per kind finds what we manage; others are read one by one."""
         listed: dict[tuple[str, str, str, str], dict[str, t.Any]] = {}
         if self.options.state == "present":
-            for resource in _unique(item.resource for item in items if item.resource):
-                for obj in self._list_managed(resource):
+            resources = list(_unique(item.resource for item in items if item.resource))
+            for resource, found in zip(resources, self._parallel(self._list_managed, resources)):
+                for obj in found:
                     meta = obj.get("metadata") or {}
                     listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
-        namespaces_missing: set[str] = set()
         for item in items:
-            if item.resource is None:
-                continue
+            if item.kind == "Namespace" and item.resource is not None and item.key in listed:
+                item.live = listed[item.key]
+        namespaces = [i for i in items if i.kind == "Namespace" and i.resource is not None and i.key not in listed]
+        unlisted = [i for i in items if i.resource is not None and i.kind != "Namespace"]
+        self._parallel(self._get_live, namespaces)
+        missing_namespaces = {i.name for i in namespaces if i.live is None}
+        for item in unlisted:
             if item.key in listed:
                 item.live = listed[item.key]
-                continue
-            if item.namespace and item.namespace in namespaces_missing:
-                item.deferred = item.deferred or f"its namespace {item.namespace} is created by this run"
-                continue
-            try:
-                item.live = self.connection.request("GET", item.resource.path(item.namespace, item.name))
-            except KubeError as exc:
-                if exc.status != 404:
-                    raise
-                item.live = None
+            elif item.namespace in missing_namespaces:
+                item.deferred = f"its namespace {item.namespace} is created by this run"
+        self._parallel(self._get_live, [i for i in unlisted if i.key not in listed and not i.deferred])
+
+    def _get_live(self, item: Item) -> None:
+        assert item.resource is not None
+        try:
+            item.live = self.connection.request("GET", item.resource.path(item.namespace, item.name))
+        except KubeError as exc:
+            if exc.status != 404:
+                raise
+            item.live = None
 
     def _list_managed(self, resource: Resource) -> list[dict[str, t.Any]]:
         selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER},{APPLY_SET_LABEL}={self.options.apply_set}"
@@ -322,28 +329,38 @@ class Applier:
         return t.cast(dict[str, t.Any], result)
 
     def _write(self, items: list[Item]) -> None:
+        """Writes rank by rank (objects of one rank in parallel); CRDs and Namespaces before everything else."""
         errors: list[dict[str, t.Any]] = []
-        written_crds: list[Item] = []
+        ranks = sorted({item.rank for item in items})
         prerequisites_done = False
-        for item in items:
-            if not prerequisites_done and item.rank > KIND_RANK["Namespace"]:
+        for rank in ranks:
+            if not prerequisites_done and rank > KIND_RANK["Namespace"]:
                 prerequisites_done = True
-                self._after_prerequisites(items, written_crds, errors)
+                self._after_prerequisites(items, errors)
                 if errors:
                     raise ApplyFailed(_summary("the API server refused objects in a dry run after their CRDs and "
                                                "namespaces were created; nothing else was written", errors), errors)
-            if item.action not in ("created", "updated") or item.body is None:
-                continue
-            result = self._apply(item, item.body, force=self.options.drift == "revert", dry_run=False)
-            item.result = result
-            item.changes = diff(strip(item.live), strip(result))
-            if item.kind == "CustomResourceDefinition":
-                written_crds.append(item)
+            batch = [i for i in items if i.rank == rank and i.action in ("created", "updated") and i.body is not None]
+            self._parallel(self._write_one, batch)
         if not prerequisites_done:
-            self._after_prerequisites(items, written_crds, errors)
+            self._after_prerequisites(items, errors)
 
-    def _after_prerequisites(self, items: list[Item], written_crds: list[Item],
-                             errors: list[dict[str, t.Any]]) -> None:
+    def _write_one(self, item: Item) -> None:
+        assert item.body is not None
+        result = self._apply(item, item.body, force=self.options.drift == "revert", dry_run=False)
+        item.result = result
+        item.changes = diff(strip(item.live), strip(result))
+
+    def _parallel(self, work: t.Callable[[t.Any], t.Any], inputs: t.Sequence[t.Any]) -> list[t.Any]:
+        """Independent requests in parallel (bounded); the first exception is re-raised after all finished."""
+        if len(inputs) <= 1 or self.options.workers <= 1:
+            return [work(value) for value in inputs]
+        with concurrent.futures.ThreadPoolExecutor(max_workers=self.options.workers) as pool:
+            futures = [pool.submit(work, value) for value in inputs]
+        return [future.result() for future in futures]
+
+    def _after_prerequisites(self, items: list[Item], errors: list[dict[str, t.Any]]) -> None:
+        written_crds = [i for i in items if i.kind == "CustomResourceDefinition" and i.action in ("created", "updated")]
         if written_crds and self.options.wait:
             specs = [WaitSpec(CRD_API_VERSION, "CustomResourceDefinition", i.name, None,
                               condition_type="Established") for i in written_crds]
@@ -353,6 +370,7 @@ class Applier:
             return
         if any(i.resource is None for i in deferred):
             self.discovery.refresh()
+        ready = []
         for item in deferred:
             item.resource = self.discovery.find(item.api_version, item.kind)
             if item.resource is None:
@@ -362,7 +380,8 @@ class Applier:
                 item.namespace = item.namespace or self.options.namespace
                 item.desired["metadata"]["namespace"] = item.namespace
             item.deferred = ""
-            self._plan(item, errors)
+            ready.append(item)
+        self._parallel(lambda item: self._plan(item, errors), ready)
 
     # ------------------------------------------------------------------ prune, delete, observe
     def _find_prunable(self, items: list[Item]) -> list[tuple[dict[str, t.Any], Resource]]:

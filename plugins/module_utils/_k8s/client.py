@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections
 import json
 import re
+import threading
 import time
 import typing as t
 from urllib.parse import urlencode
@@ -97,6 +98,7 @@ class Connection:
         self._sleep = sleep
         self.requests: collections.Counter[str] = collections.Counter()
         self.dry_runs = 0
+        self._count_lock = threading.Lock()
 
     @property
     def host(self) -> str:
@@ -129,9 +131,10 @@ class Connection:
             payload = body if isinstance(body, (str, bytes)) else json.dumps(body)
         attempts = self.retries + 1 if retry else 1
         for attempt in range(attempts):
-            self.requests[method] += 1
-            if query and query.get("dryRun"):
-                self.dry_runs += 1
+            with self._count_lock:
+                self.requests[method] += 1
+                if query and query.get("dryRun"):
+                    self.dry_runs += 1
             try:
                 response = self._pool.request(method, url, body=payload, headers=headers,
                                               timeout=urllib3.Timeout(total=self.request_timeout),
