@@ -246,9 +246,9 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
         return
-    for _ in range(100):
+    for _attempt in range(100):
         try:
-            waited, _ = os.waitpid(pid, os.WNOHANG)
+            waited, _status = os.waitpid(pid, os.WNOHANG)
         except ChildProcessError:
             waited = 0
             try:

@@ -222,9 +222,9 @@ class Applier:
         self._parallel(self._get_live, [i for i in unlisted if i.key not in listed and not i.deferred])
 
     def _get_live(self, item: Item) -> None:
-        assert item.resource is not None
+        resource = _resource_of(item)
         try:
-            item.live = self.connection.request("GET", item.resource.path(item.namespace, item.name))
+            item.live = self.connection.request("GET", resource.path(item.namespace, item.name))
         except KubeError as exc:
             if exc.status != 404:
                 raise
@@ -267,7 +267,7 @@ class Applier:
 
     def _plan(self, item: Item, errors: list[dict[str, t.Any]]) -> None:
         """Decide what the object needs; anything that may change is settled by a server-side dry run."""
-        assert item.resource is not None
+        _resource_of(item)
         live = item.live
         if live is not None:
             ours = ownership(live).get(self.options.field_manager, set())
@@ -308,7 +308,8 @@ class Applier:
         """Changes that undo someone else's edit: the input is unchanged since our last apply, or another manager
         owns the field now."""
         annotations = (live.get("metadata") or {}).get("annotations") or {}
-        unchanged_input = annotations.get(FINGERPRINT_ANNOTATION) ==             item.desired["metadata"]["annotations"][FINGERPRINT_ANNOTATION]
+        desired_fingerprint = item.desired["metadata"]["annotations"][FINGERPRINT_ANNOTATION]
+        unchanged_input = annotations.get(FINGERPRINT_ANNOTATION) == desired_fingerprint
         owners = ownership(live)
         ours = owners.pop(self.options.field_manager, set())
         drift = []
@@ -321,10 +322,10 @@ class Applier:
 
     # ------------------------------------------------------------------ writing
     def _apply(self, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool) -> dict[str, t.Any]:
-        assert item.resource is not None
+        resource = _resource_of(item)
         query = {"fieldManager": self.options.field_manager, "fieldValidation": "Strict",
                  "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
-        result = self.connection.request("PATCH", item.resource.path(item.namespace, item.name), query=query,
+        result = self.connection.request("PATCH", resource.path(item.namespace, item.name), query=query,
                                          body=body, content_type="application/apply-patch+yaml")
         return t.cast(dict[str, t.Any], result)
 
@@ -346,8 +347,7 @@ class Applier:
             self._after_prerequisites(items, errors)
 
     def _write_one(self, item: Item) -> None:
-        assert item.body is not None
-        result = self._apply(item, item.body, force=self.options.drift == "revert", dry_run=False)
+        result = self._apply(item, item.body or item.desired, force=self.options.drift == "revert", dry_run=False)
         item.result = result
         item.changes = diff(strip(item.live), strip(result))
 
@@ -487,6 +487,12 @@ def _may_be_custom(api_version: str) -> bool:
     """Custom resources never use the built-in groups; *.k8s.io groups are reserved for Kubernetes itself."""
     group = api_version.rpartition("/")[0]
     return group not in _BUILTIN_GROUPS and not group.endswith(".k8s.io")
+
+
+def _resource_of(item: Item) -> Resource:
+    if item.resource is None:
+        raise ValueError(f"{item.label}: no resource resolved")  # a programming error, not an input error
+    return item.resource
 
 
 def _unique(resources: t.Iterable[t.Optional[Resource]]) -> t.Iterator[Resource]:

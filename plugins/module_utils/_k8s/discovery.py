@@ -42,7 +42,7 @@ class Resource:
 
 
 def split_api_version(api_version: str) -> tuple[str, str]:
-    group, _, version = api_version.rpartition("/")
+    group, _sep, version = api_version.rpartition("/")
     return group, version
 
 

@@ -77,7 +77,7 @@ def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
     assert connection.request("GET", "/api/v1/namespaces/x/configmaps/y") == {"kind": "ConfigMap"}
     assert slept == [2.0, 1.0, 2.0]
     assert connection.requests["GET"] == 4
-    assert {auth for _, _, auth in Script.seen} == {"Bearer secret-token"}
+    assert {seen[2] for seen in Script.seen} == {"Bearer secret-token"}
 
 
 def test_gives_up_after_the_retry_budget(scripted):
@@ -93,7 +93,7 @@ def test_resource_version_conflicts_are_retried_but_apply_conflicts_are_not(scri
     Script.responses = [status(409, "the object has been modified"), (200, {}, {}),
                         status(409, "Apply failed with 1 conflict",
                                causes=[{"type": "FieldManagerConflict", "field": ".spec.x"}])]
-    connection, _ = connect(scripted)
+    connection = connect(scripted)[0]
     assert connection.request("PATCH", "/a", body={}) == {}
     with pytest.raises(KubeError) as failure:
         connection.request("PATCH", "/a", body={})
@@ -113,7 +113,8 @@ def test_forbidden_is_reported_as_user_verb_resource_namespace(scripted):
 
 def test_forbidden_message_at_cluster_scope_and_unparsable_text():
     text = 'User "limited" cannot list resource "nodes" in API group "" at the cluster scope'
-    assert forbidden_message({"message": text}, "GET", "/api/v1/nodes") ==         "user limited cannot list nodes at cluster scope"
+    expected = "user limited cannot list nodes at cluster scope"
+    assert forbidden_message({"message": text}, "GET", "/api/v1/nodes") == expected
     assert forbidden_message({"message": "nope"}, "GET", "/x") == "forbidden: GET /x: nope"
 
 
@@ -132,7 +133,7 @@ def test_unreachable_server_is_a_clear_error_after_retries():
 
 def test_dry_runs_are_not_counted_as_writes(scripted):
     Script.responses = [(200, {}, {}), (200, {}, {})]
-    connection, _ = connect(scripted)
+    connection = connect(scripted)[0]
     connection.request("PATCH", "/a", query={"dryRun": "All"}, body={})
     connection.request("PATCH", "/a", body={})
     assert (connection.request_count, connection.write_count, connection.dry_runs) == (2, 1, 1)
