@@ -166,3 +166,12 @@ def is_quantity(value: t.Any) -> bool:
     except (ValueError, ArithmeticError):
         return False
     return True
+
+
+def quantity_value(value: t.Any) -> Decimal:
+    """The exact numeric value of a quantity (``64Gi`` -> 68719476736)."""
+    if isinstance(value, bool):
+        raise ValueError("a quantity cannot be a boolean")
+    if isinstance(value, (int, float)):
+        return Decimal(str(value))
+    return _split_quantity(str(value))[0]

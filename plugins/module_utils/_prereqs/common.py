@@ -1,0 +1,85 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Shared validation helpers: every problem is collected with its path; nothing is rendered when any is found.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import re
+import typing as t
+
+from .._hco.errors import FieldError, RenderError, join_path
+
+LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
+DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+QUALIFIED_NAME = re.compile(r"^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?"
+                            r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+CONTROL_PLANE_LABELS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
+
+
+class Problems:
+    """Collects FieldErrors and warnings for one computation."""
+
+    def __init__(self, stage: str) -> None:
+        self.stage = stage
+        self.errors: list[FieldError] = []
+        self.warnings: list[str] = []
+
+    def error(self, path: str, message: str) -> None:
+        self.errors.append(FieldError(path, message, self.stage))
+
+    def warn(self, message: str) -> None:
+        self.warnings.append(message)
+
+    def raise_if_any(self) -> None:
+        if self.errors:
+            raise PrerequisiteError(self.errors, self.warnings)
+
+
+class PrerequisiteError(RenderError):
+    def __init__(self, errors: t.Sequence[FieldError], warnings: t.Sequence[str] = ()) -> None:
+        super().__init__(errors, warnings)
+        summary = "; ".join(str(e) for e in self.errors[:5])
+        more = f" (and {len(self.errors) - 5} more)" if len(self.errors) > 5 else ""
+        Exception.__init__(self, f"node prerequisites refused with {len(self.errors)} error(s): {summary}{more}")
+
+
+def path(base: str, *keys: t.Union[str, int]) -> str:
+    for key in keys:
+        base = join_path(base, key)
+    return base
+
+
+def check_label_map(problems: Problems, where: str, labels: t.Any) -> dict[str, str]:
+    """A nodeSelector-style map: qualified-name keys and label-value values."""
+    if labels is None:
+        return {}
+    if not isinstance(labels, dict):
+        problems.error(where, "must be a mapping of label keys to values")
+        return {}
+    for key, value in labels.items():
+        if not isinstance(key, str) or len(key.split("/")[-1]) > 63 or not QUALIFIED_NAME.match(key):
+            problems.error(path(where, str(key)), "is not a valid label key (qualified name)")
+        if not isinstance(value, str) or len(value) > 63 or not LABEL_VALUE.match(value):
+            problems.error(path(where, str(key)), f"value {value!r} is not a valid label value")
+    return {str(k): str(v) for k, v in labels.items()}
+
+
+def selector_matches(selector: t.Mapping[str, str], labels: t.Mapping[str, t.Any]) -> bool:
+    return all(k in labels and str(labels[k]) == v for k, v in selector.items())
+
+
+def is_control_plane(node: t.Mapping[str, t.Any]) -> bool:
+    labels = node.get("labels") or {}
+    return any(label in labels for label in CONTROL_PLANE_LABELS)
+
+
+def version_tuple(text: t.Any, where: str, problems: Problems) -> tuple[int, int]:
+    match = re.match(r"^v?(\d+)\.(\d+)", str(text or ""))
+    if not match:
+        problems.error(where, f"{text!r} is not a MAJOR.MINOR version")
+        return (0, 0)
+    return int(match.group(1)), int(match.group(2))

@@ -1,0 +1,132 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""OLM Subscriptions with operator-pod placement, and the KubeDescheduler check for VM live migration.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .common import Problems, check_label_map, path
+
+PACKAGES = {
+    "openshift": {"kubevirt-hyperconverged": "openshift-cnv", "sriov-network-operator":
+                  "openshift-sriov-network-operator", "kubernetes-nmstate-operator": "openshift-nmstate",
+                  "cluster-kube-descheduler-operator": "openshift-kube-descheduler-operator"},
+}
+
+
+def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    problems = Problems("olm")
+    objects: list[dict[str, t.Any]] = []
+    groups: set[str] = set()
+    approvals: dict[str, set[str]] = {}
+    for index, sub in enumerate(spec.get("subscriptions") or []):
+        where = path("subscriptions", index)
+        for field in ("name", "source", "source_namespace", "namespace"):
+            if not sub.get(field):
+                problems.error(path(where, field), "required")
+        approval = sub.get("install_plan_approval", "Automatic")
+        if approval not in ("Automatic", "Manual"):
+            problems.error(path(where, "install_plan_approval"), f"{approval!r} must be exactly Automatic or Manual "
+                                                                 "(OLM treats anything but Manual as Automatic)")
+        namespace = sub.get("namespace")
+        approvals.setdefault(str(namespace), set()).add(approval)
+        config = _config(problems, path(where, "config"), sub.get("config") or {})
+        body: dict[str, t.Any] = {"name": sub.get("name"), "source": sub.get("source"),
+                                  "sourceNamespace": sub.get("source_namespace"), "installPlanApproval": approval}
+        if sub.get("channel"):
+            body["channel"] = sub["channel"]
+        if sub.get("starting_csv"):
+            body["startingCSV"] = sub["starting_csv"]
+        if config:
+            body["config"] = config
+        if namespace and namespace not in groups and sub.get("operator_group", True):
+            groups.add(namespace)
+            objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+            group: dict[str, t.Any] = {"apiVersion": "operators.coreos.com/v1", "kind": "OperatorGroup",
+                                       "metadata": {"name": f"{namespace}-group", "namespace": namespace},
+                                       "spec": {}}
+            if sub.get("target_namespaces"):
+                group["spec"]["targetNamespaces"] = list(sub["target_namespaces"])
+            objects.append(group)
+        objects.append({"apiVersion": "operators.coreos.com/v1alpha1", "kind": "Subscription",
+                        "metadata": {"name": sub.get("subscription_name", sub.get("name")), "namespace": namespace},
+                        "spec": body})
+    for namespace, values in approvals.items():
+        if values == {"Automatic", "Manual"}:
+            problems.warn(f"namespace {namespace} mixes Manual and Automatic subscriptions: OLM makes every "
+                          "InstallPlan there Manual")
+    problems.raise_if_any()
+    return {"objects": objects, "warnings": problems.warnings}
+
+
+def _config(problems: Problems, where: str, config: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    result: dict[str, t.Any] = {}
+    if "node_selector" in config:
+        result["nodeSelector"] = check_label_map(problems, path(where, "node_selector"), config["node_selector"])
+    if config.get("tolerations"):
+        result["tolerations"] = copy.deepcopy(config["tolerations"])
+    affinity = config.get("affinity")
+    if affinity is not None:
+        if affinity.get("podAntiAffinity") == {}:
+            problems.error(path(where, "affinity", "podAntiAffinity"), "an empty podAntiAffinity makes OLM drop the "
+                                                                       "operator pod's whole affinity (OLM quirk); "
+                                                                       "omit the key instead")
+        result["affinity"] = copy.deepcopy(affinity)
+    for key, target in (("resources", "resources"), ("env", "env")):
+        if config.get(key):
+            result[target] = copy.deepcopy(config[key])
+    return result
+
+
+def apply_config(pod: t.Mapping[str, t.Any], config: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """The operator pod spec OLM produces from a CSV pod spec and a Subscription spec.config (placement part)."""
+    result = copy.deepcopy(dict(pod))
+    if config.get("nodeSelector") is not None:
+        result["nodeSelector"] = copy.deepcopy(config["nodeSelector"])
+    for toleration in config.get("tolerations") or []:
+        result.setdefault("tolerations", [])
+        if toleration not in result["tolerations"]:
+            result["tolerations"].append(copy.deepcopy(toleration))
+    if "affinity" in config:
+        override = config["affinity"]
+        if not result.get("affinity"):
+            result["affinity"] = copy.deepcopy(override)
+        elif override == {}:
+            result.pop("affinity")
+        else:
+            merged = dict(result["affinity"])
+            for part in ("nodeAffinity", "podAffinity", "podAntiAffinity"):
+                if part not in override or override[part] is None:
+                    continue
+                if override[part] == {}:
+                    if part == "podAntiAffinity":  # OLM quirk: drops the whole affinity
+                        merged = {}
+                        break
+                    merged.pop(part, None)
+                else:
+                    merged[part] = copy.deepcopy(override[part])
+            if merged:
+                result["affinity"] = merged
+            else:
+                result.pop("affinity", None)
+    if not result.get("affinity"):
+        result.pop("affinity", None)
+    return result
+
+
+def check_descheduler(descheduler: t.Optional[t.Mapping[str, t.Any]]) -> list[str]:
+    """Warnings for an installed KubeDescheduler that would evict VMs without live migration in the background."""
+    if not descheduler:
+        return []
+    customizations = (descheduler.get("spec") or {}).get("profileCustomizations") or {}
+    if customizations.get("devEnableEvictionsInBackground") is True:
+        return []
+    name = (descheduler.get("metadata") or {}).get("name", "cluster")
+    return [f"KubeDescheduler {name}: set spec.profileCustomizations.devEnableEvictionsInBackground: true so "
+            "VM evictions run as background live migrations instead of failing"]

@@ -1,0 +1,58 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""All node prerequisites from one spec: every section is validated before any result is returned.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .._hco.errors import FieldError
+from . import bridges, olm, sriov, storage, swap
+from .common import PrerequisiteError
+
+SECTIONS: dict[str, t.Callable[[t.Mapping[str, t.Any]], dict[str, t.Any]]] = {
+    "swap": swap.plan, "networking": bridges.plan, "sriov": sriov.plan, "storage": storage.plan, "olm": olm.plan,
+}
+SHARED_KEYS = ("platform", "version", "nodes", "hyperconverged", "hco_namespace")
+
+
+def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """{objects, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every problem."""
+    unknown = sorted(set(spec) - set(SECTIONS) - set(SHARED_KEYS))
+    errors: list[FieldError] = [FieldError(key, f"unknown key; expected one of: "
+                                                f"{', '.join([*SHARED_KEYS, *SECTIONS])}", "input") for key in unknown]
+    warnings: list[str] = []
+    results: dict[str, dict[str, t.Any]] = {}
+    for name, planner in SECTIONS.items():
+        section = spec.get(name)
+        if not section:
+            continue
+        merged = {key: spec[key] for key in SHARED_KEYS if key in spec}
+        merged.update(section)
+        try:
+            results[name] = planner(merged)
+        except PrerequisiteError as exc:
+            errors += [FieldError(f"{name}.{e.path}" if e.path else name, e.message, e.stage) for e in exc.errors]
+            warnings += exc.warnings
+    if errors:
+        raise PrerequisiteError(errors, warnings)
+    objects: list[dict[str, t.Any]] = []
+    patch: dict[str, t.Any] = {}
+    for name, result in results.items():
+        objects += result.get("objects") or []
+        _merge(patch, result.get("hyperconverged") or {})
+        warnings += [f"{name}: {w}" for w in result.get("warnings") or []]
+    return {"objects": objects, "hyperconverged": patch, "sections": results, "warnings": warnings}
+
+
+def _merge(target: dict[str, t.Any], patch: t.Mapping[str, t.Any]) -> None:
+    for key, value in patch.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict):
+            _merge(target[key], value)
+        else:
+            target[key] = copy.deepcopy(value)

@@ -1,0 +1,343 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""SR-IOV node policies and networks, with the sriov-network-operator's admission rules re-implemented.
+
+Flavours differ: ``upstream`` (k8snetworkplumbingwg) and ``openshift`` (the OpenShift fork: another resource-name
+rule, another supported-NIC list, resource prefix ``openshift.io``).
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import typing as t
+
+from .common import Problems, check_label_map, is_control_plane, path, selector_matches
+
+_UPSTREAM_NICS = {
+    "8086": ("158a 158b 1572 1563 10c9 1589 1581 15ff 0d58 1583 1592 1593 159b 1599 1591 188a 124d 124c 579c 579d "
+             "579e 12d2 12d3 1249 124a"),
+    "15b3": "1013 1015 1017 1019 101b 101d 101f 1021 1023 1025 a2d6 a2dc",
+    "14e4": "16d7 1750", "1077": "1654", "1af4": "1000 1041", "177d": "b200 b100 b600 b900 ba00", "1d0f": "ec20",
+}
+_OPENSHIFT_ADDED = {"8086": "10fb 154d 1528", "15b3": "1007", "1077": "8070 1656", "1dd8": "1002", "14e4": "1751"}
+_OPENSHIFT_REMOVED = {"8086": "10c9 1589 188a 1249 124a", "15b3": "1025", "177d": "b200 b100 b600"}
+
+
+def _nic_table(flavour: str) -> dict[str, set[str]]:
+    table = {vendor: set(devices.split()) for vendor, devices in _UPSTREAM_NICS.items()}
+    if flavour == "openshift":
+        for vendor, devices in _OPENSHIFT_ADDED.items():
+            table.setdefault(vendor, set()).update(devices.split())
+        for vendor, devices in _OPENSHIFT_REMOVED.items():
+            table[vendor] -= set(devices.split())
+    return table
+
+
+SUPPORTED_NICS = {flavour: _nic_table(flavour) for flavour in ("upstream", "openshift")}
+FLAVOURS = {
+    "upstream": {"namespace": "sriov-network-operator", "prefix": "openshift.io",
+                 "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")},
+    # The fork only checks ^[a-zA-Z0-9_]+$; we also apply upstream's boundary and length rules so a name is valid
+    # for both, and refuse what the fork would take silently ("_", 64 characters).
+    "openshift": {"namespace": "openshift-sriov-network-operator", "prefix": "openshift.io",
+                  "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_]*[a-zA-Z0-9])?$")},
+}
+INTEL, MELLANOX = "8086", "15b3"
+MELLANOX_MAX_VFS = 128
+_PF_RANGE = re.compile(r"^(\d+)-(\d+)$")
+
+
+def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, t.Optional[tuple[int, int]], t.Optional[str]]:
+    """(pf, (start, end) or None for the whole PF, error message or None)."""
+    if "#" not in entry:
+        return entry, None, None
+    if entry.count("#") != 1:
+        return entry, None, f"incorrect separator character usage in PF name {entry}"
+    pf, _sep, spec = entry.partition("#")
+    if "-" not in spec:
+        return pf, None, f"incorrect range character usage in PF name {entry}"
+    start_text, _sep, end_text = spec.partition("-")
+    if not start_text.isdigit():
+        return pf, None, f"start range is incorrect in PF name {entry}"
+    if not end_text.isdigit():
+        return pf, None, f"end range is incorrect in PF name {entry}"
+    start, end = int(start_text), int(end_text)
+    if end < start:
+        return pf, None, f"end range shall not be smaller than start range in PF name {entry}"
+    if end >= num_vfs:
+        return pf, None, f"end range exceeds the maximum VF index ({num_vfs - 1}) in PF name {entry}"
+    return pf, (start, end), None
+
+
+def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    problems = Problems("sriov")
+    flavour = spec.get("flavour", "openshift" if spec.get("platform") == "openshift" else "upstream")
+    if flavour not in FLAVOURS:
+        problems.error("flavour", "must be upstream or openshift")
+        problems.raise_if_any()
+    profile = FLAVOURS[flavour]
+    namespace = spec.get("operator_namespace", profile["namespace"])
+    nics = SUPPORTED_NICS[flavour]
+    if spec.get("supported_nics"):  # the cluster's own ConfigMap, when read
+        nics = {}
+        for entry in spec["supported_nics"]:
+            vendor, device = str(entry).split()[:2]
+            nics.setdefault(vendor, set()).add(device)
+    objects: list[dict[str, t.Any]] = []
+    accepted: list[tuple[str, dict[str, t.Any]]] = [
+        (f"existing policy {p.get('metadata', {}).get('name', i)}", p.get("spec", p))
+        for i, p in enumerate(spec.get("existing_policies") or [])]
+    resource_names = {p.get("resourceName") for _, p in accepted}
+    for index, policy in enumerate(spec.get("policies") or []):
+        where = path("policies", index)
+        built = _policy(problems, where, policy, spec, profile, nics, accepted)
+        if built:
+            built["metadata"]["namespace"] = namespace
+            objects.append(built)
+            accepted.append((f"policy {built['metadata']['name']}", built["spec"]))
+            resource_names.add(built["spec"]["resourceName"])
+    nads = []
+    for index, network in enumerate(spec.get("networks") or []):
+        built = _network(problems, path("networks", index), network, namespace, resource_names)
+        if built:
+            objects.append(built)
+            nads.append(render_nad(built, profile["prefix"]))
+    problems.raise_if_any()
+    return {"objects": objects, "generated_nads": nads, "warnings": problems.warnings, "flavour": flavour}
+
+
+def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, t.Any], profile: dict[str, t.Any],
+            nics: dict[str, set[str]], accepted: list[tuple[str, dict[str, t.Any]]]) -> t.Optional[dict[str, t.Any]]:
+    if not isinstance(policy, dict) or not policy.get("name"):
+        problems.error(where, "each policy needs a name")
+        return None
+    before = len(problems.errors)
+    body = {k: v for k, v in policy.items() if k != "name"}
+    resource = body.get("resourceName")
+    if not isinstance(resource, str) or len(resource) > 63 or not profile["resource_name"].match(resource):
+        hint = " (the OpenShift operator allows letters, digits and '_' only)" if "-" in str(resource) else ""
+        problems.error(path(where, "resourceName"), f"resource name {resource!r} is invalid{hint}")
+    selector = check_label_map(problems, path(where, "nodeSelector"), body.get("nodeSelector"))
+    if not selector:
+        problems.error(path(where, "nodeSelector"), "required")
+    num_vfs = body.get("numVfs")
+    if not isinstance(num_vfs, int) or isinstance(num_vfs, bool) or num_vfs < 0:
+        problems.error(path(where, "numVfs"), "required, an integer of at least 0")
+        num_vfs = 0
+    priority = body.setdefault("priority", 99)  # mutating webhook default: lowest priority
+    if not isinstance(priority, int) or not 0 <= priority <= 99:
+        problems.error(path(where, "priority"), "must be within 0-99")
+    if "mtu" in body and (not isinstance(body["mtu"], int) or not 1 <= body["mtu"] <= 9216):
+        problems.error(path(where, "mtu"), "must be within 1-9216")
+    device_type = body.setdefault("deviceType", "vfio-pci")
+    if device_type not in ("netdevice", "vfio-pci"):
+        problems.error(path(where, "deviceType"), "must be netdevice or vfio-pci")
+    elif device_type != "vfio-pci":
+        problems.warn(f"{where}: KubeVirt VMs consume VFs bound to vfio-pci; netdevice VFs serve pods")
+    link = body.get("linkType")
+    if link is not None and link not in ("eth", "ETH", "ib", "IB"):
+        problems.error(path(where, "linkType"), "must be eth or ib")
+    if "isRdma" not in body:
+        body["isRdma"] = bool(link in ("ib", "IB") and device_type != "vfio-pci")
+    if device_type == "vfio-pci" and body.get("isRdma"):
+        problems.error(path(where, "isRdma"), "RDMA mode is not supported with deviceType vfio-pci")
+    switchdev = body.get("eSwitchMode") == "switchdev"
+    if switchdev and link in ("ib", "IB"):
+        problems.error(path(where, "eSwitchMode"), "switchdev mode is supported for ethernet link type only")
+    if body.get("vdpaType") and (device_type != "netdevice" or not switchdev):
+        problems.error(path(where, "vdpaType"), "vdpa requires deviceType netdevice and eSwitchMode switchdev")
+    if body.get("bridge") and (not switchdev or body.get("externallyManaged")):
+        problems.error(path(where, "bridge"), "software bridge management requires eSwitchMode switchdev and is "
+                                              "incompatible with externallyManaged")
+    nic = body.get("nicSelector") or {}
+    _check_nic_selector(problems, path(where, "nicSelector"), nic, body, spec, nics, num_vfs)
+    _check_nodes(problems, where, body, selector, spec, nics, num_vfs)
+    _check_overlaps(problems, where, body, accepted, num_vfs)
+    if len(problems.errors) > before:
+        return None
+    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+            "metadata": {"name": policy["name"]}, "spec": body}
+
+
+def _check_nic_selector(problems: Problems, where: str, nic: t.Mapping[str, t.Any], body: t.Mapping[str, t.Any],
+                        spec: t.Mapping[str, t.Any], nics: dict[str, set[str]], num_vfs: int) -> None:
+    keys = ("vendor", "deviceID", "pfNames", "rootDevices", "netFilter")
+    if not any(nic.get(k) for k in keys):
+        problems.error(where, "at least one of vendor, deviceID, pfNames, rootDevices or netFilter must be set")
+        return
+    if nic.get("netFilter"):
+        clashing = [k for k in ("vendor", "deviceID", "pfNames", "rootDevices") if nic.get(k)]
+        if clashing or body.get("eSwitchMode") or body.get("bridge"):
+            problems.error(where, "netFilter cannot be combined with " + ", ".join(clashing or ["eSwitchMode/bridge"]))
+        if body.get("linkType") not in (None, "eth", "ETH"):
+            problems.error(where, "netFilter supports linkType eth only")
+    vendor, device = nic.get("vendor"), nic.get("deviceID")
+    if not spec.get("dev_mode"):
+        if vendor and vendor not in nics:
+            problems.error(path(where, "vendor"), f"vendor {vendor} is not supported")
+        elif vendor and device and device not in nics[vendor]:
+            problems.error(path(where, "deviceID"), f"vendor/device {vendor}/{device} is not supported")
+        elif device and not vendor and not any(device in devices for devices in nics.values()):
+            problems.error(path(where, "deviceID"), f"device {device} is not supported")
+    for index, entry in enumerate(nic.get("pfNames") or []):
+        message = parse_pf_name(str(entry), num_vfs)[2]
+        if message:
+            problems.error(path(where, "pfNames", index), message)
+    for index, address in enumerate(nic.get("rootDevices") or []):
+        if not re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", str(address)):
+            problems.error(path(where, "rootDevices", index), f"{address!r} is not a full PCI address "
+                                                              "(domain:bus:device.function, e.g. 0000:86:00.1)")
+
+
+def _selected_interfaces(nic: t.Mapping[str, t.Any], interfaces: t.Sequence[t.Mapping[str, t.Any]],
+                         num_vfs: int) -> list[t.Mapping[str, t.Any]]:
+    pf_names = {parse_pf_name(str(p), max(num_vfs, 1))[0] for p in nic.get("pfNames") or []}
+    chosen = []
+    for iface in interfaces:
+        if nic.get("vendor") and iface.get("vendor") != nic["vendor"]:
+            continue
+        if nic.get("deviceID") and iface.get("deviceID") != nic["deviceID"]:
+            continue
+        names = {iface.get("name"), *(iface.get("altNames") or [])}
+        if pf_names and not names & pf_names:
+            continue
+        if nic.get("rootDevices") and iface.get("pciAddress") not in nic["rootDevices"]:
+            continue
+        chosen.append(iface)
+    return chosen
+
+
+def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], selector: dict[str, str],
+                 spec: t.Mapping[str, t.Any], nics: dict[str, set[str]], num_vfs: int) -> None:
+    nodes = spec.get("nodes")
+    if nodes is None:
+        return
+    matched = [n for n in nodes if selector and selector_matches(selector, n.get("labels") or {})]
+    for node in matched:
+        if is_control_plane(node) and not spec.get("allow_control_plane"):
+            problems.error(path(where, "nodeSelector"), f"selects control-plane node {node.get('name')}: SR-IOV "
+                                                        "changes drain and reboot nodes; target workers only")
+    if not matched:
+        problems.error(path(where, "nodeSelector"), "no matched node is selected by the nodeSelector")
+        return
+    states = spec.get("node_states")
+    if states is None:
+        return
+    nic = body.get("nicSelector") or {}
+    any_selected = False
+    for node in matched:
+        for iface in _selected_interfaces(nic, states.get(node.get("name"), []), num_vfs):
+            if iface.get("deviceID") not in nics.get(str(iface.get("vendor")), set()):
+                continue
+            any_selected = True
+            name = iface.get("name")
+            if num_vfs == 0:
+                problems.error(path(where, "numVfs"), f"numVfs(0) in CR {body.get('resourceName')} is not allowed")
+            if iface.get("vendor") == INTEL and iface.get("totalvfs") is not None and num_vfs > iface["totalvfs"]:
+                problems.error(path(where, "numVfs"), f"numVfs({num_vfs}) exceed the maximum allowed value("
+                                                      f"{iface['totalvfs']}) interface({name})")
+            if iface.get("vendor") == MELLANOX and num_vfs > MELLANOX_MAX_VFS:
+                problems.error(path(where, "numVfs"), f"numVfs({num_vfs}) exceed the maximum allowed value("
+                                                      f"{MELLANOX_MAX_VFS}) for Mellanox interface({name})")
+            if body.get("vdpaType") and iface.get("vendor") != MELLANOX:
+                problems.error(path(where, "vdpaType"), "vdpa is supported on Mellanox NICs only")
+            if body.get("externallyManaged"):
+                if num_vfs > int(iface.get("numVfs") or 0):
+                    problems.error(path(where, "numVfs"), f"externally managed: {name} has only "
+                                                          f"{iface.get('numVfs') or 0} VFs")
+                if body.get("mtu") and iface.get("mtu") and body["mtu"] > iface["mtu"]:
+                    problems.error(path(where, "mtu"), f"externally managed: MTU above the PF MTU {iface['mtu']}")
+    if not any_selected:
+        problems.error(path(where, "nicSelector"), "no supported NIC is selected by the nicSelector on the "
+                                                   "matched nodes")
+
+
+def _check_overlaps(problems: Problems, where: str, body: t.Mapping[str, t.Any],
+                    accepted: list[tuple[str, dict[str, t.Any]]], num_vfs: int) -> None:
+    nic = body.get("nicSelector") or {}
+    mine = [parse_pf_name(str(p), num_vfs) for p in nic.get("pfNames") or []]
+    for label, other in accepted:
+        other_nic = other.get("nicSelector") or {}
+        if not _same_nodes(body.get("nodeSelector") or {}, other.get("nodeSelector") or {}):
+            continue
+        theirs = [parse_pf_name(str(p), int(other.get("numVfs") or 0) or 1) for p in other_nic.get("pfNames") or []]
+        for pf, vf_range, _err in mine:
+            clash = next(((r, e) for p, r, e in theirs if p == pf), None)
+            if clash is None:
+                continue
+            other_range = clash[0]
+            whole_mine, whole_theirs = vf_range is None, other_range is None
+            if whole_mine and whole_theirs:
+                problems.error(path(where, "nicSelector", "pfNames"), f"PF {pf} is overlapped with {label}")
+            elif not whole_mine and not whole_theirs and vf_range and other_range \
+                    and vf_range[0] <= other_range[1] and other_range[0] <= vf_range[1]:
+                problems.error(path(where, "nicSelector", "pfNames"),
+                               f"VF index range in {pf}#{vf_range[0]}-{vf_range[1]} is overlapped with {label}")
+            if bool(body.get("externallyManaged")) != bool(other.get("externallyManaged")):
+                problems.error(path(where, "externallyManaged"), f"externallyManaged is inconsistent with {label}")
+            break
+        for device in set(nic.get("rootDevices") or []) & set(other_nic.get("rootDevices") or []):
+            problems.error(path(where, "nicSelector", "rootDevices"), f"root device {device} is overlapped with "
+                                                                      f"{label}")
+        if other.get("resourceName") == body.get("resourceName") and \
+                bool(other.get("excludeTopology")) != bool(body.get("excludeTopology")):
+            problems.error(path(where, "excludeTopology"), f"excludeTopology differs from {label}, which uses the "
+                                                           "same resourceName")
+
+
+def _same_nodes(left: t.Mapping[str, str], right: t.Mapping[str, str]) -> bool:
+    """Selectors that can select one node (no key with different values); the webhook compares per node."""
+    return all(right[k] == v for k, v in left.items() if k in right)
+
+
+def _network(problems: Problems, where: str, network: t.Any, namespace: str,
+             resource_names: set[t.Any]) -> t.Optional[dict[str, t.Any]]:
+    if not isinstance(network, dict) or not network.get("name"):
+        problems.error(where, "each network needs a name")
+        return None
+    before = len(problems.errors)
+    body = {k: v for k, v in network.items() if k != "name"}
+    if body.get("resourceName") not in resource_names:
+        problems.error(path(where, "resourceName"), f"no policy provides resource {body.get('resourceName')!r}")
+    checks = (("vlan", 0, 4094), ("vlanQoS", 0, 7), ("minTxRate", 0, None), ("maxTxRate", 0, None))
+    for field, low, high in checks:
+        value = body.get(field)
+        if value is not None and (not isinstance(value, int) or value < low or (high is not None and value > high)):
+            problems.error(path(where, field), f"must be an integer within {low}-{high if high is not None else 'inf'}")
+    if body.get("minTxRate") and body.get("maxTxRate") and body["minTxRate"] > body["maxTxRate"]:
+        problems.error(path(where, "minTxRate"), "must not exceed maxTxRate")
+    for field, allowed in (("spoofChk", ("on", "off")), ("trust", ("on", "off")),
+                           ("linkState", ("auto", "enable", "disable")),
+                           ("vlanProto", ("802.1q", "802.1Q", "802.1ad", "802.1AD"))):
+        if field in body and body[field] not in allowed:
+            problems.error(path(where, field), f"must be one of {', '.join(allowed)}")
+    if "ipam" in body and not isinstance(body["ipam"], str):
+        body["ipam"] = json.dumps(body["ipam"], separators=(",", ":"))
+    if len(problems.errors) > before:
+        return None
+    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
+            "metadata": {"name": network["name"], "namespace": namespace}, "spec": body}
+
+
+def render_nad(network: t.Mapping[str, t.Any], prefix: str) -> dict[str, t.Any]:
+    """The NetworkAttachmentDefinition the operator generates from a SriovNetwork (for review, not applied)."""
+    spec = network["spec"]
+    meta = network["metadata"]
+    target = spec.get("networkNamespace") or meta["namespace"]
+    config: dict[str, t.Any] = {"cniVersion": "1.0.0", "name": meta["name"], "type": "sriov",
+                                "vlan": spec.get("vlan", 0), "vlanQoS": spec.get("vlanQoS", 0)}
+    for field, key in (("spoofChk", "spoofchk"), ("trust", "trust"), ("linkState", "link_state"),
+                       ("minTxRate", "min_tx_rate"), ("maxTxRate", "max_tx_rate"), ("vlanProto", "vlanProto")):
+        if field in spec:
+            config[key] = spec[field]
+    config["ipam"] = json.loads("".join(spec["ipam"].split())) if spec.get("ipam") else {}
+    return {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
+            "metadata": {"name": meta["name"], "namespace": target, "annotations": {
+                "k8s.v1.cni.cncf.io/resourceName": f"{prefix}/{spec['resourceName']}",
+                "sriovnetwork.openshift.io/owner-ref": f"SriovNetwork.sriovnetwork.openshift.io/{meta['namespace']}/"
+                                                       f"{meta['name']}"}},
+            "spec": {"config": json.dumps(config, separators=(",", ":"))}}

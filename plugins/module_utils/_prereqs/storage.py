@@ -1,0 +1,119 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""hostpath-provisioner: the single HostPathProvisioner CR, its workload placement and one StorageClass per pool.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .common import Problems, path
+
+CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
+LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
+
+
+def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    problems = Problems("hostpath-provisioner")
+    provisioners = spec.get("provisioners")
+    if provisioners is None:
+        provisioners = [spec.get("provisioner") or {}]
+    if len(provisioners) != 1:
+        problems.error("provisioners", f"there should be a single hostpath provisioner, {len(provisioners)} given")
+    config = provisioners[0] if provisioners else {}
+    pools = config.get("storage_pools")
+    path_config = config.get("path_config")
+    if pools and path_config:
+        problems.error("provisioner", "pathConfig and storage pools cannot be both set")
+    elif not pools and not path_config:
+        problems.error("provisioner", "either pathConfig or storage pools must be set")
+    if path_config is not None and not (path_config or {}).get("path"):
+        problems.error("provisioner.path_config.path", "pathconfig path must be set")
+    names: dict[str, int] = {}
+    paths: dict[str, int] = {}
+    for index, pool in enumerate(pools or []):
+        where = path("provisioner.storage_pools", index)
+        name, pool_path = str(pool.get("name") or ""), str(pool.get("path") or "")
+        if not name:
+            problems.error(path(where, "name"), "storagePool.name cannot be blank")
+        elif len(name.encode()) > 50:
+            problems.error(path(where, "name"), "storagePool.name cannot be longer than 50 bytes")
+        if not pool_path:
+            problems.error(path(where, "path"), "storagePool.path cannot be blank")
+        elif len(pool_path.encode()) > 255:
+            problems.error(path(where, "path"), "storagePool.path cannot be longer than 255 bytes")
+        elif not pool_path.startswith("/"):
+            problems.error(path(where, "path"), "must be an absolute host path")
+        if name in names:
+            problems.error(path(where, "name"), f"storagePool.name {name} duplicates storage_pools[{names[name]}]")
+        if pool_path in paths:
+            problems.error(path(where, "path"), f"storagePool.path {pool_path} duplicates "
+                                                f"storage_pools[{paths[pool_path]}]")
+        names.setdefault(name, index)
+        paths.setdefault(pool_path, index)
+        if pool.get("snapshot_provider") not in (None, "reflink"):
+            problems.error(path(where, "snapshot_provider"), "only reflink is supported")
+    binding = config.get("volume_binding_mode", "WaitForFirstConsumer")
+    if binding not in ("WaitForFirstConsumer", "Immediate"):
+        problems.error("provisioner.volume_binding_mode", "must be WaitForFirstConsumer or Immediate")
+    elif binding == "Immediate":
+        problems.warn("Immediate binding is deprecated for hostpath-provisioner: a volume may be created on a node "
+                      "where the VM cannot run")
+    problems.raise_if_any()
+    cr_spec: dict[str, t.Any] = {"imagePullPolicy": config.get("image_pull_policy", "IfNotPresent")}
+    if pools:
+        cr_spec["storagePools"] = [_pool(p) for p in pools]
+    else:
+        cr_spec["pathConfig"] = {"path": path_config["path"], "useNamingPrefix": bool(path_config.get("naming_prefix"))}
+    workload = workload_placement(spec.get("hyperconverged"))
+    if workload:
+        cr_spec["workload"] = workload
+    objects: list[dict[str, t.Any]] = [{"apiVersion": "hostpathprovisioner.kubevirt.io/v1beta1",
+                                        "kind": "HostPathProvisioner",
+                                        "metadata": {"name": config.get("name", "hostpath-provisioner")},
+                                        "spec": cr_spec}]
+    classes = []
+    if pools:
+        for pool in pools:
+            classes.append(storage_class(pool.get("storage_class", f"hostpath-csi-{pool['name']}"), CSI_PROVISIONER,
+                                         binding, {"storagePool": pool["name"]}, bool(pool.get("default"))))
+    else:
+        classes.append(storage_class(config.get("storage_class", "hostpath-csi"), CSI_PROVISIONER, binding, {},
+                                     bool(config.get("default"))))
+    if sum(1 for c in classes if "annotations" in c["metadata"]) > 1:
+        problems.error("provisioner.storage_pools", "only one StorageClass can be the cluster default")
+        problems.raise_if_any()
+    directories = [p["path"] for p in pools] if pools else [path_config["path"]]
+    return {"objects": objects + classes, "directories": directories, "warnings": problems.warnings}
+
+
+def _pool(pool: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    entry: dict[str, t.Any] = {"name": pool["name"], "path": pool["path"]}
+    if pool.get("pvc_template"):
+        entry["pvcTemplate"] = copy.deepcopy(pool["pvc_template"])
+    if pool.get("snapshot_provider"):
+        entry["snapshotProvider"] = pool["snapshot_provider"]
+    return entry
+
+
+def workload_placement(hyperconverged: t.Optional[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+    """HPP pods must run where VMs run: the HyperConverged workloads placement (v1beta1 spec.workloads)."""
+    placement = (((hyperconverged or {}).get("spec") or {}).get("workloads") or {}).get("nodePlacement") or {}
+    return {k: copy.deepcopy(placement[k]) for k in ("nodeSelector", "tolerations", "affinity") if placement.get(k)}
+
+
+def storage_class(name: str, provisioner: str, binding: str, parameters: dict[str, str],
+                  default: bool) -> dict[str, t.Any]:
+    metadata: dict[str, t.Any] = {"name": name}
+    if default:
+        metadata["annotations"] = {"storageclass.kubernetes.io/is-default-class": "true"}
+    result: dict[str, t.Any] = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": metadata,
+                                "provisioner": provisioner, "reclaimPolicy": "Delete",
+                                "volumeBindingMode": binding}
+    if parameters:
+        result["parameters"] = parameters
+    return result

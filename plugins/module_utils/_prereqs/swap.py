@@ -1,0 +1,303 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Memory overcommit: swap sizing, the platform decision table, wasp-agent objects, MachineConfig/KubeletConfig.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import math
+import typing as t
+from decimal import Decimal
+
+from .._hco.golang import quantity_value
+from .common import Problems, check_label_map, is_control_plane, path, selector_matches, version_tuple
+
+MIB = Decimal(1024 * 1024)
+WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
+WASP_IMAGE = "quay.io/openshift-virtualization/wasp-agent:v1.2.2"
+AUTOPILOT_ANNOTATION = "platform.kubevirt.io/autopilot"
+AUTOPILOT_SWAP_FILE = "/var/tmp/ocpswap.file"
+MECHANISMS = ("auto", "wasp-agent", "limited-swap", "autopilot")
+
+
+def swap_mib(memory: t.Any, overcommit_percent: int) -> int:
+    """NODE_SWAP = NODE_RAM x (overcommit/100 - 1), in MiB rounded up; 0 at or below 100 %."""
+    ram = quantity_value(memory)
+    swap = ram * (Decimal(overcommit_percent) / 100 - 1) / MIB
+    return max(0, math.ceil(swap))
+
+
+def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """Decide the mechanism for the platform and version and build everything it needs."""
+    problems = Problems("swap")
+    platform = spec.get("platform", "kubernetes")
+    if platform not in ("kubernetes", "openshift"):
+        problems.error("platform", "must be kubernetes or openshift")
+    overcommit = spec.get("overcommit_percent", 100)
+    if not isinstance(overcommit, int) or isinstance(overcommit, bool) or overcommit < 10:
+        problems.error("overcommit_percent", "must be an integer of at least 10 (HyperConverged schema minimum)")
+        overcommit = 100
+    mechanism = spec.get("mechanism", "auto")
+    if mechanism not in MECHANISMS:
+        problems.error("mechanism", f"must be one of {', '.join(MECHANISMS)}")
+    version = version_tuple(spec.get("version"), "version", problems)
+    selector = check_label_map(problems, "node_selector", spec.get("node_selector", WORKER_SELECTOR))
+    swap_nodes = _size_nodes(spec, selector, overcommit, problems)
+    result: dict[str, t.Any] = {"mechanism": "none", "overcommit_percent": overcommit, "nodes": swap_nodes,
+                                "swap_mib": max((n["swap_mib"] for n in swap_nodes), default=0),
+                                "kubelet_config": {}, "objects": [], "hyperconverged": {}, "warnings": []}
+    if len({n["swap_mib"] for n in swap_nodes}) > 1 and platform == "openshift":
+        problems.warn("selected nodes differ in memory; the MachineConfig provisions the largest size "
+                      f"({result['swap_mib']} MiB) on every node of the pool")
+    result["hyperconverged"] = {"spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": overcommit}}}
+    if overcommit > 100 and not problems.errors:
+        if platform == "openshift":
+            _openshift(spec, version, mechanism, result, problems)
+        else:
+            _kubernetes(spec, version, mechanism, swap_nodes, result, problems)
+    problems.raise_if_any()
+    result["warnings"] = problems.warnings
+    return result
+
+
+def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommit: int,
+                problems: Problems) -> list[dict[str, t.Any]]:
+    nodes = spec.get("nodes") or []
+    sized = []
+    for index, node in enumerate(nodes):
+        where = path("nodes", index)
+        if not isinstance(node, dict) or not node.get("name"):
+            problems.error(where, "each node needs a name")
+            continue
+        if not selector_matches(selector, node.get("labels") or {}):
+            continue
+        if is_control_plane(node) and overcommit > 100:
+            problems.error(where, f"node {node['name']} is a control-plane node: swap is not provisioned on the "
+                                  "control plane (OpenShift masters keep failSwapOn: true); narrow node_selector")
+        try:
+            size = swap_mib(node.get("memory"), overcommit)
+        except (ValueError, ArithmeticError):
+            problems.error(path(where, "memory"), f"{node.get('memory')!r} is not a memory quantity")
+            continue
+        entry = {"name": node["name"], "memory_mib": int(quantity_value(node["memory"]) / MIB), "swap_mib": size}
+        if node.get("disk_free") is not None:
+            try:
+                free_mib = int(quantity_value(node["disk_free"]) / MIB)
+            except (ValueError, ArithmeticError):
+                problems.error(path(where, "disk_free"), f"{node['disk_free']!r} is not a quantity")
+            else:
+                if size > free_mib:
+                    problems.error(path(where, "disk_free"), f"node {node['name']} needs {size} MiB of swap but "
+                                                             f"reports only {free_mib} MiB free")
+        sized.append(entry)
+    if overcommit > 100 and nodes and not sized:
+        problems.error("node_selector", "selects none of the given nodes")
+    return sized
+
+
+def _kubernetes(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism: str,
+                nodes: list[dict[str, t.Any]], result: dict[str, t.Any], problems: Problems) -> None:
+    behavior = spec.get("swap_behavior")
+    wanted_wasp = mechanism == "wasp-agent"
+    if wanted_wasp and behavior == "LimitedSwap":
+        problems.error("swap_behavior", "wasp-agent and kubelet swapBehavior LimitedSwap are mutually exclusive")
+        return
+    if wanted_wasp:
+        for index, node in enumerate(spec.get("nodes") or []):
+            if isinstance(node, dict) and node.get("name") in {n["name"] for n in nodes}:
+                if node.get("runtime", "cri-o") != "cri-o":
+                    problems.error(path("nodes", index, "runtime"), "wasp-agent needs CRI-O (it installs a CRI-O "
+                                                                    "OCI hook); use mechanism limited-swap")
+                if str(node.get("cgroup", "v2")) != "v2":
+                    problems.error(path("nodes", index, "cgroup"), "wasp-agent needs cgroup v2")
+        result["mechanism"] = "wasp-agent"
+        result["kubelet_config"] = {"failSwapOn": False}
+        result["objects"] = wasp_objects(spec.get("wasp") or {}, openshift=False)
+        return
+    behavior = behavior or "LimitedSwap"
+    if behavior == "UnlimitedSwap" and version >= (1, 30):
+        problems.error("swap_behavior", "UnlimitedSwap was removed in Kubernetes 1.30 (use LimitedSwap)")
+        return
+    if behavior not in ("LimitedSwap", "NoSwap", "UnlimitedSwap"):
+        problems.error("swap_behavior", "must be LimitedSwap or NoSwap")
+        return
+    gates = dict(spec.get("feature_gates") or {})
+    if version >= (1, 34) and gates.get("NodeSwap") is False:
+        problems.error("feature_gates.NodeSwap", "NodeSwap is GA and locked on since Kubernetes 1.34")
+    if version >= (1, 30) and behavior == "LimitedSwap":
+        for index, node in enumerate(spec.get("nodes") or []):
+            if isinstance(node, dict) and node.get("name") in {n["name"] for n in nodes} \
+                    and str(node.get("cgroup", "v2")) != "v2":
+                problems.error(path("nodes", index, "cgroup"), f"node {node['name']} uses cgroup v1: the kubelet "
+                                                               "refuses LimitedSwap there since Kubernetes 1.30")
+    config: dict[str, t.Any] = {"failSwapOn": False}
+    if version < (1, 28):
+        problems.warn(f"NodeSwap is alpha in Kubernetes {version[0]}.{version[1]}: not for production")
+        gates["NodeSwap"] = True
+    elif version < (1, 30):
+        gates["NodeSwap"] = True
+    if version >= (1, 28):
+        config["memorySwap"] = {"swapBehavior": behavior}
+    if gates and version < (1, 34):
+        config["featureGates"] = gates
+    result["mechanism"] = "kubelet-limited-swap"
+    result["kubelet_config"] = config
+
+
+def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism: str,
+               result: dict[str, t.Any], problems: Problems) -> None:
+    if version < (4, 16):
+        problems.error("version", "memory overcommit with swap needs OpenShift 4.16 or later")
+        return
+    if mechanism == "limited-swap":
+        problems.error("mechanism", "on OpenShift the kubelet's LimitedSwap comes from virt-platform-autopilot: "
+                                    "use mechanism autopilot (HCO 1.18+) or wasp-agent")
+        return
+    hco = version_tuple(spec.get("hco_version", "1.16" if version >= (4, 20) else "1.14"), "hco_version", problems)
+    ignition = "3.4.0" if version <= (4, 18) else "3.5.0"
+    size = result["swap_mib"]
+    if mechanism == "autopilot":
+        if hco < (1, 18):
+            problems.error("hco_version", "the autopilot swap mode needs HCO 1.18 or later")
+            return
+        result["mechanism"] = "autopilot"
+        result["objects"] = [swap_machine_config(size, AUTOPILOT_SWAP_FILE, ignition, activate=False)]
+        result["hyperconverged"].setdefault("metadata", {})["annotations"] = {AUTOPILOT_ANNOTATION: "swap-enable"}
+        return
+    swap_file = spec.get("swap_file", "/var/tmp/swapfile")
+    objects = [swap_machine_config(size, swap_file, ignition, activate=True)]
+    if version <= (4, 20):
+        # From 4.21 the MCO refuses failSwapOn/swapBehavior in a KubeletConfig; workers default to failSwapOn: false.
+        objects.insert(0, kubelet_config())
+        problems.warn("KubeletConfigs of one pool are exclusive: merge failSwapOn: false into an existing worker "
+                      "KubeletConfig instead of adding a second one")
+    if hco >= (1, 16) and version >= (4, 20):
+        result["mechanism"] = "wasp-agent-hco"  # HCO deploys wasp-agent when memoryOvercommitPercentage > 100
+    else:
+        result["mechanism"] = "wasp-agent"
+        objects += wasp_objects(spec.get("wasp") or {}, openshift=True)
+    result["objects"] = objects
+
+
+def kubelet_config() -> dict[str, t.Any]:
+    return {
+        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
+        "metadata": {"name": "worker-swap"},
+        "spec": {"machineConfigPoolSelector": {"matchLabels": {
+            "pools.operator.machineconfiguration.openshift.io/worker": ""}},
+            "kubeletConfig": {"failSwapOn": False}},
+    }
+
+
+def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activate: bool) -> dict[str, t.Any]:
+    """Provisioning and activation as separate units, so swap is back on after every reboot."""
+    provision = (
+        "[Unit]\nDescription=Provision the swap file\nConditionPathExists=!{file}\n"
+        "[Service]\nType=oneshot\n"
+        "ExecStart=/bin/sh -c 'fallocate -l {size}M {file} && chmod 600 {file} && mkswap {file}'\n"
+        "[Install]\nWantedBy=kubelet-dependencies.target\n"
+    ).format(file=swap_file, size=size_mib)
+    units: list[dict[str, t.Any]] = [{"name": "swap-provision.service", "enabled": True, "contents": provision}]
+    if activate:
+        units.append({"name": "swap-enable.service", "enabled": True, "contents": (
+            "[Unit]\nDescription=Activate the swap file on every boot\nAfter=swap-provision.service\n"
+            f"Requires=swap-provision.service\nConditionPathExists={swap_file}\nBefore=kubelet-dependencies.target\n"
+            f"[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/sh -c 'swapon --show=NAME --noheadings "
+            f"| grep -qx {swap_file} || swapon {swap_file}'\n"
+            "[Install]\nRequiredBy=kubelet-dependencies.target\n")})
+        units.append({"name": "system.slice", "dropins": [{"name": "10-no-swap.conf", "contents":
+                                                           "[Slice]\nMemorySwapMax=0\n"}]})
+    return {
+        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
+        "metadata": {"name": "90-worker-swap", "labels": {"machineconfiguration.openshift.io/role": "worker"}},
+        "spec": {"config": {"ignition": {"version": ignition}, "systemd": {"units": units}}},
+    }
+
+
+def wasp_objects(options: t.Mapping[str, t.Any], *, openshift: bool) -> list[dict[str, t.Any]]:
+    """The manual wasp-agent deployment with least privilege (pods watch/list, not cluster-admin)."""
+    namespace = options.get("namespace", "wasp")
+    labels = {"wasp.io": ""}
+    if openshift and options.get("prometheus_rule", True):
+        labels["openshift.io/cluster-monitoring"] = "true"
+    subject = {"kind": "ServiceAccount", "name": "wasp", "namespace": namespace}
+    objects: list[dict[str, t.Any]] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "wasp", "namespace": namespace}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "wasp-cluster"},
+         "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["watch", "list"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "wasp"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wasp-cluster"},
+         "subjects": [subject]},
+    ]
+    if openshift:
+        objects.append(_scc(namespace))
+    objects.append(_daemonset(namespace, options.get("image", WASP_IMAGE)))
+    if options.get("prometheus_rule", openshift):
+        objects.append(_prometheus_rule(namespace))
+    return objects
+
+
+def _scc(namespace: str) -> dict[str, t.Any]:
+    return {
+        "apiVersion": "security.openshift.io/v1", "kind": "SecurityContextConstraints",
+        "metadata": {"name": "wasp"},
+        "allowPrivilegedContainer": True, "allowHostDirVolumePlugin": True, "allowHostIPC": True,
+        "allowHostNetwork": True, "allowHostPID": True, "allowHostPorts": True, "allowPrivilegeEscalation": True,
+        "allowedCapabilities": ["*"], "allowedUnsafeSysctls": ["*"], "readOnlyRootFilesystem": False,
+        "runAsUser": {"type": "RunAsAny"}, "seLinuxContext": {"type": "RunAsAny"},
+        "fsGroup": {"type": "RunAsAny"}, "supplementalGroups": {"type": "RunAsAny"},
+        "seccompProfiles": ["*"], "volumes": ["*"], "users": [f"system:serviceaccount:{namespace}:wasp"],
+    }
+
+
+def _daemonset(namespace: str, image: str) -> dict[str, t.Any]:
+    return {
+        "apiVersion": "apps/v1", "kind": "DaemonSet",
+        "metadata": {"name": "wasp-agent", "namespace": namespace, "labels": {"app": "wasp", "tier": "node"}},
+        "spec": {
+            "selector": {"matchLabels": {"name": "wasp"}},
+            "updateStrategy": {"type": "RollingUpdate",
+                               "rollingUpdate": {"maxUnavailable": "10%", "maxSurge": 0}},
+            "template": {
+                "metadata": {"labels": {"name": "wasp"}, "annotations": {"description": "swap for burstable pods"}},
+                "spec": {
+                    "serviceAccountName": "wasp", "hostPID": True, "hostUsers": True,
+                    "priorityClassName": "system-node-critical", "terminationGracePeriodSeconds": 5,
+                    "containers": [{
+                        "name": "wasp-agent", "image": image, "imagePullPolicy": "IfNotPresent",
+                        "securityContext": {"privileged": True},
+                        "resources": {"requests": {"cpu": "100m", "memory": "50M"}},
+                        "env": [{"name": "VERBOSITY", "value": "1"},
+                                {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+                        "volumeMounts": [{"name": "host", "mountPath": "/host"},
+                                         {"name": "rootfs", "mountPath": "/rootfs"}],
+                    }],
+                    "volumes": [{"name": "host", "hostPath": {"path": "/"}},
+                                {"name": "rootfs", "hostPath": {"path": "/"}}],
+                },
+            },
+        },
+    }
+
+
+def _prometheus_rule(namespace: str) -> dict[str, t.Any]:
+    return {
+        "apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
+        "metadata": {"name": "wasp-rules", "namespace": namespace, "labels": {"tier": "node", "wasp.io": ""}},
+        "spec": {"groups": [{"name": "alerts.rules", "rules": [{
+            "alert": "NodeHighSwapActivity",
+            "expr": "rate(node_vmstat_pswpout[1m]) > 200 and rate(node_vmstat_pswpin[1m]) > 200",
+            "for": "1m",
+            "labels": {"severity": "warning", "operator_health_impact": "warning",
+                       "kubernetes_operator_part_of": "kubevirt", "kubernetes_operator_component": "kubevirt"},
+            "annotations": {
+                "summary": "High swap activity detected at {{ $labels.instance }}",
+                "description": "Node {{ $labels.instance }} swaps in and out more than 200 pages per second.",
+                "runbook_url": "https://github.com/openshift-virtualization/wasp-agent/tree/main/docs/runbooks/"
+                               "NodeHighSwapActivity.md"},
+        }]}]},
+    }
