@@ -88,4 +88,7 @@ def check_object(obj: t.Mapping[str, t.Any], crd_dir: str) -> t.Optional[list[st
     if schema is None:
         return None
     # metadata is ObjectMeta, validated by the API server itself, not by the CRD schema.
-    return validate({k: v for k, v in obj.items() if k != "metadata"}, schema)
+    body = {k: v for k, v in obj.items() if k != "metadata"}
+    if "metadata" in obj:
+        body["metadata"] = {}
+    return validate(body, schema)

@@ -1,0 +1,68 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""OLM Subscription placement (vectors OL of node-prereqs-examples.md) and the descheduler check."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import olm
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
+
+T1 = {"key": "a", "operator": "Exists"}
+T2 = {"key": "b", "operator": "Exists"}
+NODE_AFFINITY = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}
+ANTI = {"preferredDuringSchedulingIgnoredDuringExecution": []}
+
+
+@pytest.mark.parametrize("pod, config, expected", [
+    ({"nodeSelector": {"kubernetes.io/os": "linux"}}, {"nodeSelector": {"node-role.kubernetes.io/infra": ""}},
+     {"nodeSelector": {"node-role.kubernetes.io/infra": ""}}),                                        # OL-01
+    ({"tolerations": [T1]}, {"tolerations": [T1, T2]}, {"tolerations": [T1, T2]}),                    # OL-02
+    ({"affinity": {"nodeAffinity": NODE_AFFINITY, "podAntiAffinity": ANTI}}, {"affinity": {"nodeAffinity": {}}},
+     {"affinity": {"podAntiAffinity": ANTI}}),                                                         # OL-03
+    ({"affinity": {"nodeAffinity": NODE_AFFINITY}}, {"affinity": {}}, {}),                             # OL-04
+    ({"affinity": {"nodeAffinity": NODE_AFFINITY, "podAntiAffinity": ANTI}}, {"affinity": {"podAntiAffinity": {}}},
+     {}),                                                                                              # OL-04b
+    ({}, {"affinity": {"nodeAffinity": NODE_AFFINITY}}, {"affinity": {"nodeAffinity": NODE_AFFINITY}}),  # OL-04c
+])
+def test_olm_merge_of_subscription_config(pod, config, expected):
+    assert olm.apply_config(pod, config) == expected
+
+
+def subscription(**extra):
+    return {"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv", "source": "redhat-operators",
+            "source_namespace": "openshift-marketplace", **extra}
+
+
+def test_subscription_objects():  # OL-08
+    objects = olm.plan({"subscriptions": [subscription(channel="stable", config={
+        "node_selector": {"node-role.kubernetes.io/infra": ""}})]})["objects"]
+    assert [o["kind"] for o in objects] == ["Namespace", "OperatorGroup", "Subscription"]
+    assert objects[2]["spec"] == {"name": "kubevirt-hyperconverged", "source": "redhat-operators",
+                                  "sourceNamespace": "openshift-marketplace", "installPlanApproval": "Automatic",
+                                  "channel": "stable", "config": {"nodeSelector": {"node-role.kubernetes.io/infra": ""}}}
+
+
+def test_refusals():  # OL-04b trap, OL-06, OL-07
+    with pytest.raises(PrerequisiteError) as failure:
+        olm.plan({"subscriptions": [subscription(install_plan_approval="Auto", source_namespace=None,
+                                                 config={"affinity": {"podAntiAffinity": {}}})]})
+    assert {e.path for e in failure.value.errors} == {"subscriptions[0].install_plan_approval",
+                                                      "subscriptions[0].source_namespace",
+                                                      "subscriptions[0].config.affinity.podAntiAffinity"}
+
+
+def test_mixed_approval_warns():  # OL-06b
+    result = olm.plan({"subscriptions": [subscription(install_plan_approval="Manual"),
+                                         subscription(name="other", operator_group=False)]})
+    assert any("Manual" in w for w in result["warnings"])
+
+
+def test_descheduler_check():
+    assert olm.check_descheduler(None) == []
+    assert olm.check_descheduler({"metadata": {"name": "cluster"},
+                                  "spec": {"profileCustomizations": {"devEnableEvictionsInBackground": True}}}) == []
+    warning = olm.check_descheduler({"metadata": {"name": "cluster"}, "spec": {}})
+    assert warning and "devEnableEvictionsInBackground: true" in warning[0]

@@ -1,0 +1,65 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The combined spec: all sections' problems together, and every object valid against its CRD in ../shared/crds."""
+
+from __future__ import annotations
+
+import pytest
+
+import schema_check
+import vectors
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
+
+WORKER = {"node-role.kubernetes.io/worker": ""}
+FULL = {
+    "platform": "openshift", "version": "4.18", "hco_namespace": "openshift-cnv",
+    "nodes": [{"name": f"w{i}", "memory": "64Gi", "labels": dict(WORKER)} for i in range(3)],
+    "swap": {"overcommit_percent": 150},
+    "networking": {"bridges": [{"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100, "max": 200}],
+                                "networks": [{"name": "vlan100-net", "namespace": "vms", "vlan": 100}]},
+                               {"name": "brext", "ports": ["eno1"], "carries_node_ip": True}],
+                   "migration_network": {"nic": "eno3", "range": "10.200.5.0/24"}},
+    "sriov": {"policies": [{"name": "vm-vfs", "resourceName": "vm_sriov", "nodeSelector": dict(WORKER),
+                            "numVfs": 8, "nicSelector": {"vendor": "8086", "pfNames": ["ens803f0"]}}],
+              "networks": [{"name": "sriov-vm", "resourceName": "vm_sriov", "networkNamespace": "vms", "vlan": 10}]},
+    "storage": {"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes"}]}},
+    "olm": {"subscriptions": [{"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv",
+                               "source": "redhat-operators", "source_namespace": "openshift-marketplace"}]},
+}
+
+
+def test_every_object_validates_against_its_crd():
+    result = render(FULL)
+    checked = 0
+    for obj in result["objects"]:
+        errors = schema_check.check_object(obj, str(vectors.CRD_DIR))
+        if errors is not None:
+            checked += 1
+            assert errors == [], (obj["kind"], errors)
+    kinds = {o["kind"] for o in result["objects"]}
+    assert {"MachineConfig", "KubeletConfig", "NodeNetworkConfigurationPolicy", "NetworkAttachmentDefinition",
+            "SriovNetworkNodePolicy", "SriovNetwork", "HostPathProvisioner", "Subscription", "OperatorGroup",
+            "PrometheusRule"} <= kinds
+    assert checked >= 10
+    assert result["hyperconverged"] == {"spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": 150},
+                                                 "liveMigrationConfig": {"network": "migration-net"}}}
+
+
+def test_problems_of_every_section_are_reported_together():
+    bad = dict(FULL)
+    bad["swap"] = {"overcommit_percent": 150, "mechanism": "wasp-agent", "swap_behavior": "LimitedSwap"}
+    bad["platform"] = "kubernetes"
+    bad["version"] = "1.31"
+    bad["networking"] = {"migration_network": {"nic": "eno3", "range": "10.200.5.0/24"},
+                         "node_networks": ["10.200.0.0/16"]}
+    bad["storage"] = {"provisioners": [{"path_config": {"path": "/a"}}, {"path_config": {"path": "/b"}}]}
+    bad["sriov"] = {"policies": [{"name": "p", "resourceName": "r", "nodeSelector": dict(WORKER), "numVfs": 1,
+                                  "nicSelector": {"vendor": "abcd"}}]}
+    bad["surprise"] = 1
+    with pytest.raises(PrerequisiteError) as failure:
+        render(bad)
+    assert {e.path for e in failure.value.errors} == {
+        "surprise", "swap.swap_behavior", "networking.migration_network.range", "storage.provisioners",
+        "sriov.policies[0].nicSelector.vendor"}

@@ -1,0 +1,174 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""SR-IOV admission rules (vectors SR of node-prereqs-examples.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import sriov
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
+
+WORKER = {"node-role.kubernetes.io/worker": ""}
+NODES = [{"name": "w1", "labels": dict(WORKER)},
+         {"name": "cp1", "labels": {"node-role.kubernetes.io/master": ""}}]
+STATES = {"w1": [
+    {"name": "ens803f0", "vendor": "8086", "deviceID": "158b", "pciAddress": "0000:86:00.0", "totalvfs": 64},
+    {"name": "ens803f1", "vendor": "8086", "deviceID": "158b", "pciAddress": "0000:86:00.1", "totalvfs": 64},
+    {"name": "ens1f0", "vendor": "15b3", "deviceID": "1017", "pciAddress": "0000:3b:00.0", "totalvfs": 16},
+]}
+
+
+def policy(name="p", **spec):
+    body = {"name": name, "resourceName": "vm_sriov", "nodeSelector": dict(WORKER), "numVfs": 8,
+            "nicSelector": {"pfNames": ["ens803f0"]}}
+    body.update(spec)
+    return body
+
+
+def spec(*policies, flavour="openshift", existing=(), **extra):
+    return {"flavour": flavour, "nodes": NODES, "node_states": STATES, "policies": list(policies),
+            "existing_policies": list(existing), **extra}
+
+
+def errors_of(value):
+    with pytest.raises(PrerequisiteError) as failure:
+        sriov.plan(value)
+    return [(e.path, e.message) for e in failure.value.errors]
+
+
+def test_defaults_for_vms():  # SR-05 style mutations, vfio-pci for VMs
+    result = sriov.plan(spec(policy()))
+    body = result["objects"][0]["spec"]
+    assert (body["priority"], body["deviceType"], body["isRdma"]) == (99, "vfio-pci", False)
+    assert result["objects"][0]["metadata"]["namespace"] == "openshift-sriov-network-operator"
+
+
+def test_ib_link_type_sets_rdma_unless_vfio():  # SR-05, SR-06
+    netdevice = sriov.plan(spec(policy(linkType="ib", deviceType="netdevice")))["objects"][0]["spec"]
+    vfio = sriov.plan(spec(policy(linkType="ib")))["objects"][0]["spec"]
+    assert (netdevice["isRdma"], vfio["isRdma"]) == (True, False)
+
+
+@pytest.mark.parametrize("changes, expected", [
+    ({"numVfs": 65}, ("policies[0].numVfs", "numVfs(65) exceed the maximum allowed value(64) interface(ens803f0)")),
+    ({"isRdma": True}, ("policies[0].isRdma", "RDMA mode is not supported with deviceType vfio-pci")),
+    ({"nicSelector": {}}, ("policies[0].nicSelector", "at least one of vendor, deviceID, pfNames, rootDevices or "
+                                                      "netFilter must be set")),
+    ({"nicSelector": {"pfNames": ["ens803f1#0-8"]}},
+     ("policies[0].nicSelector.pfNames[0]", "end range exceeds the maximum VF index (7) in PF name ens803f1#0-8")),
+    ({"nicSelector": {"pfNames": ["ens803f1#5-2"]}},
+     ("policies[0].nicSelector.pfNames[0]", "end range shall not be smaller than start range in PF name "
+                                            "ens803f1#5-2")),
+    ({"nicSelector": {"pfNames": ["ens803f1#a-3"]}},
+     ("policies[0].nicSelector.pfNames[0]", "start range is incorrect in PF name ens803f1#a-3")),
+    ({"nicSelector": {"pfNames": ["ens803f1#1#2"]}},
+     ("policies[0].nicSelector.pfNames[0]", "incorrect separator character usage in PF name ens803f1#1#2")),
+    ({"nicSelector": {"pfNames": ["ens803f1#3"]}},
+     ("policies[0].nicSelector.pfNames[0]", "incorrect range character usage in PF name ens803f1#3")),
+    ({"priority": 100}, ("policies[0].priority", "must be within 0-99")),                                  # SR-24
+    ({"mtu": 0}, ("policies[0].mtu", "must be within 1-9216")),                                            # SR-25
+    ({"vdpaType": "virtio"}, ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),
+    ({"bridge": {"ovs": {}}, "eSwitchMode": "legacy"},
+     ("policies[0].bridge", "software bridge management requires eSwitchMode switchdev and is incompatible with "
+                            "externallyManaged")),
+    ({"nodeSelector": {"missing": "label"}}, ("policies[0].nodeSelector", "no matched node is selected by the "
+                                                                          "nodeSelector")),                # SR-29
+])
+def test_static_and_dynamic_rules(changes, expected):
+    assert expected in errors_of(spec(policy(**changes)))
+
+
+def test_valid_vf_range_is_admitted():  # SR-07
+    assert sriov.plan(spec(policy(nicSelector={"pfNames": ["ens803f1#0-7"]})))["objects"]
+
+
+def test_mellanox_bounds():  # SR-02, SR-03
+    mellanox = {"nicSelector": {"pfNames": ["ens1f0"]}}
+    assert sriov.plan(spec(policy(numVfs=100, **mellanox)))["objects"]
+    assert ("policies[0].numVfs", "numVfs(129) exceed the maximum allowed value(128) for Mellanox interface(ens1f0)") \
+        in errors_of(spec(policy(numVfs=129, **mellanox)))
+
+
+def test_netfilter_excludes_other_selectors():  # SR-28
+    problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f0"], "netFilter": "openstack/NetworkID:x"})))
+    assert any(p == "policies[0].nicSelector" and m.startswith("netFilter cannot be combined") for p, m in problems)
+
+
+@pytest.mark.parametrize("existing, new, refused", [
+    ({"pfNames": ["ens803f1#0-2"]}, {"pfNames": ["ens803f1#2-2"]}, True),     # SR-13
+    ({"pfNames": ["ens803f1#0-2"]}, {"pfNames": ["ens803f1#3-4"]}, False),    # SR-14
+    ({"pfNames": ["ens803f1"]}, {"pfNames": ["ens803f1"]}, True),             # SR-15
+    ({"rootDevices": ["0000:86:00.1"]}, {"rootDevices": ["0000:86:00.1"]}, True),  # SR-16
+])
+def test_overlaps_with_existing_policies(existing, new, refused):
+    old = {"metadata": {"name": "old"}, "spec": policy(nicSelector=existing)}
+    value = spec(policy(nicSelector=new), existing=[old])
+    if refused:
+        assert errors_of(value)
+    else:
+        assert sriov.plan(value)["objects"]
+
+
+def test_externally_managed_and_exclude_topology_consistency():  # SR-17, SR-18
+    old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f1#0-2"]},
+                                                       externallyManaged=True)}
+    problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f1#3-4"]}), existing=[old]))
+    assert any(p == "policies[0].externallyManaged" for p, _ in problems)
+    old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f0"]}, excludeTopology=True)}
+    problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f1"]}), existing=[old]))
+    assert any(p == "policies[0].excludeTopology" for p, _ in problems)
+
+
+def test_supported_nics_per_flavour():  # SR-20, SR-21
+    x520 = {"nicSelector": {"vendor": "8086", "deviceID": "1528"}}
+    assert ("policies[0].nicSelector.deviceID", "vendor/device 8086/1528 is not supported") in errors_of(
+        {"flavour": "upstream", "policies": [policy(**x520)]})
+    assert sriov.plan({"flavour": "openshift", "policies": [policy(**x520)]})["objects"]
+    assert sriov.plan({"flavour": "upstream", "dev_mode": True,
+                       "policies": [policy(nicSelector={"vendor": "1234"})]})["objects"]
+    assert errors_of({"flavour": "upstream", "policies": [policy(nicSelector={"vendor": "15B3"})]})  # case-sensitive
+
+
+@pytest.mark.parametrize("name, upstream_ok, openshift_ok", [
+    ("vm-sriov", True, False),   # SR-22
+    ("vm_sriov", True, True),
+    ("_", False, False),         # SR-23
+    ("a" * 64, False, False),
+])
+def test_resource_name_syntax_per_flavour(name, upstream_ok, openshift_ok):
+    for flavour, ok in (("upstream", upstream_ok), ("openshift", openshift_ok)):
+        value = {"flavour": flavour, "policies": [policy(resourceName=name)]}
+        if ok:
+            assert sriov.plan(value)["objects"]
+        else:
+            assert any(p == "policies[0].resourceName" for p, _ in errors_of(value))
+
+
+def test_control_plane_nodes_are_refused():  # SR-30
+    problems = errors_of(spec(policy(nodeSelector={"node-role.kubernetes.io/master": ""})))
+    assert any("control-plane node cp1" in m for _, m in problems)
+
+
+def test_network_rules_and_generated_nad():  # SR-34, SR-36
+    assert {p for p, _ in errors_of(spec(policy(), networks=[{"name": "n", "resourceName": "vm_sriov", "vlan": 4095,
+                                                              "vlanQoS": 8}]))} == {"networks[0].vlan",
+                                                                                    "networks[0].vlanQoS"}
+    result = sriov.plan(spec(policy(), networks=[{"name": "sriov-vm", "resourceName": "vm_sriov",
+                                                  "networkNamespace": "vms", "vlan": 10}]))
+    nad = result["generated_nads"][0]
+    assert (nad["metadata"]["namespace"], nad["metadata"]["name"]) == ("vms", "sriov-vm")
+    assert nad["metadata"]["annotations"] == {
+        "k8s.v1.cni.cncf.io/resourceName": "openshift.io/vm_sriov",
+        "sriovnetwork.openshift.io/owner-ref":
+            "SriovNetwork.sriovnetwork.openshift.io/openshift-sriov-network-operator/sriov-vm"}
+    assert json.loads(nad["spec"]["config"]) == {"cniVersion": "1.0.0", "name": "sriov-vm", "type": "sriov",
+                                                 "vlan": 10, "vlanQoS": 0, "ipam": {}}
+
+
+def test_network_must_reference_a_policy_resource():
+    assert ("networks[0].resourceName", "no policy provides resource 'other'") in errors_of(
+        spec(policy(), networks=[{"name": "n", "resourceName": "other"}]))

@@ -1,0 +1,63 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""hostpath-provisioner (vectors HP of node-prereqs-examples.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import storage
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
+
+
+def errors_of(spec):
+    with pytest.raises(PrerequisiteError) as failure:
+        storage.plan(spec)
+    return [(e.path, e.message) for e in failure.value.errors]
+
+
+@pytest.mark.parametrize("provisioner, expected", [
+    ({"path_config": {"path": "/var/hpvolumes"}, "storage_pools": [{"name": "a", "path": "/a"}]},
+     ("provisioner", "pathConfig and storage pools cannot be both set")),                         # HP-01
+    ({}, ("provisioner", "either pathConfig or storage pools must be set")),                      # HP-02
+    ({"path_config": {"path": ""}}, ("provisioner.path_config.path", "pathconfig path must be set")),  # HP-03
+    ({"storage_pools": [{"name": "local", "path": "/a"}, {"name": "local", "path": "/b"}]},
+     ("provisioner.storage_pools[1].name", "storagePool.name local duplicates storage_pools[0]")),  # HP-04
+    ({"storage_pools": [{"name": "a", "path": "/var/hpvolumes"}, {"name": "b", "path": "/var/hpvolumes"}]},
+     ("provisioner.storage_pools[1].path", "storagePool.path /var/hpvolumes duplicates storage_pools[0]")),  # HP-05
+    ({"storage_pools": [{"name": "a" * 51, "path": "/a"}]},
+     ("provisioner.storage_pools[0].name", "storagePool.name cannot be longer than 50 bytes")),     # HP-06
+    ({"storage_pools": [{"name": "a", "path": "/" + "a" * 255}]},
+     ("provisioner.storage_pools[0].path", "storagePool.path cannot be longer than 255 bytes")),    # HP-07
+])
+def test_webhook_rules(provisioner, expected):
+    assert expected in errors_of({"provisioner": provisioner})
+
+
+def test_two_provisioners_are_refused():  # HP-11
+    assert ("provisioners", "there should be a single hostpath provisioner, 2 given") in errors_of(
+        {"provisioners": [{"path_config": {"path": "/a"}}, {"path_config": {"path": "/b"}}]})
+
+
+def test_pool_storage_class_and_placement():  # HP-09, placement from the HyperConverged workloads
+    hyperconverged = {"spec": {"workloads": {"nodePlacement": {"nodeSelector": {"node-role.kubernetes.io/worker": ""},
+                                                               "tolerations": [{"key": "vm", "operator": "Exists"}]}}}}
+    result = storage.plan({"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes",
+                                                              "storage_class": "hostpath-csi"}]},
+                           "hyperconverged": hyperconverged})
+    cr, storage_class = result["objects"]
+    assert cr["spec"]["storagePools"] == [{"name": "local", "path": "/var/hpvolumes"}]
+    assert cr["spec"]["workload"] == hyperconverged["spec"]["workloads"]["nodePlacement"]
+    assert storage_class == {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                             "metadata": {"name": "hostpath-csi"}, "provisioner": "kubevirt.io.hostpath-provisioner",
+                             "reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer",
+                             "parameters": {"storagePool": "local"}}
+    assert result["directories"] == ["/var/hpvolumes"]
+
+
+def test_legacy_path_config_class_has_no_pool_parameter_and_immediate_warns():  # HP-10, HP-12
+    result = storage.plan({"provisioner": {"path_config": {"path": "/var/hpvolumes"},
+                                           "volume_binding_mode": "Immediate"}})
+    assert "parameters" not in result["objects"][1]
+    assert any("deprecated" in w for w in result["warnings"])
