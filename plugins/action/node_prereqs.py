@@ -10,10 +10,11 @@ import typing as t
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render, with_namespaces
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
-ARGUMENT_SPEC: dict[str, t.Any] = {"spec": {"type": "dict", "required": True}}
+ARGUMENT_SPEC: dict[str, t.Any] = {"spec": {"type": "dict", "required": True},
+                                   "create_namespaces": {"type": "bool", "default": False}}
 
 
 class ActionModule(ActionBase):
@@ -33,7 +34,7 @@ class ActionModule(ActionBase):
         sections = rendered["sections"]
         result.update(
             changed=False,
-            objects=rendered["objects"],
+            objects=with_namespaces(rendered["objects"]) if args["create_namespaces"] else rendered["objects"],
             hyperconverged=rendered["hyperconverged"],
             swap=_without_objects(sections.get("swap")),
             generated_nads=(sections.get("sriov") or {}).get("generated_nads", []),

@@ -63,6 +63,10 @@ options:
       - See the collection's C(docs/node-prereqs.md) for every key of every section.
     type: dict
     required: true
+  create_namespaces:
+    description: Put a Namespace object first for every namespace the objects live in and do not declare.
+    type: bool
+    default: false
 seealso:
   - module: virtinfra.hyperconverged.k8s_apply
   - module: virtinfra.hyperconverged.hco_render

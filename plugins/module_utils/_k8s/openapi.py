@@ -114,4 +114,5 @@ def validate_custom_resource(obj: t.Mapping[str, t.Any], schema: t.Mapping[str, 
     trimmed = dict(schema)
     trimmed["properties"] = {k: v for k, v in (schema.get("properties") or {}).items()
                              if k not in ("apiVersion", "kind", "metadata")}
+    trimmed["required"] = [k for k in schema.get("required") or [] if k not in ("apiVersion", "kind", "metadata")]
     return validate(body, trimmed)

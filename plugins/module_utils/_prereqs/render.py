@@ -50,6 +50,15 @@ def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return {"objects": objects, "hyperconverged": patch, "sections": results, "warnings": warnings}
 
 
+def with_namespaces(objects: t.Sequence[t.Mapping[str, t.Any]]) -> list[dict[str, t.Any]]:
+    """Namespace objects for every namespace the objects live in and do not declare, first, then the objects."""
+    declared = {o["metadata"]["name"] for o in objects if o.get("kind") == "Namespace"}
+    needed = sorted({o["metadata"]["namespace"] for o in objects if o.get("metadata", {}).get("namespace")}
+                    - declared)
+    namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in needed]
+    return namespaces + [copy.deepcopy(dict(o)) for o in objects]
+
+
 def _merge(target: dict[str, t.Any], patch: t.Mapping[str, t.Any]) -> None:
     for key, value in patch.items():
         if isinstance(value, dict) and isinstance(target.get(key), dict):

@@ -11,7 +11,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s impo
 
 SCHEMA = {
     "type": "object",
-    "required": ["spec"],
+    "required": ["metadata", "spec"],
     "properties": {
         "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
         "spec": {"type": "object", "properties": {
