@@ -50,7 +50,7 @@ def test_every_object_passes_a_server_side_dry_run(control_plane):
     validated = {(o["kind"], o["name"]): o["validated_by"] for o in result["objects"] if o["action"] == "created"}
     assert len(validated) == len(objects) - len(namespaces)
     assert set(validated.values()) == {"dry-run"}
-    kinds = {kind for kind, _ in validated}
+    kinds = {kind for kind, _msg in validated}
     assert {"MachineConfig", "KubeletConfig", "DaemonSet", "PrometheusRule", "NodeNetworkConfigurationPolicy",
             "NetworkAttachmentDefinition", "SriovNetworkNodePolicy", "SriovNetwork", "HostPathProvisioner",
             "StorageClass", "Subscription", "OperatorGroup", "ClusterRole"} <= kinds

@@ -91,7 +91,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     accepted: list[tuple[str, dict[str, t.Any]]] = [
         (f"existing policy {p.get('metadata', {}).get('name', i)}", p.get("spec", p))
         for i, p in enumerate(spec.get("existing_policies") or [])]
-    resource_names = {p.get("resourceName") for _, p in accepted}
+    resource_names = {p.get("resourceName") for _path, p in accepted}
     for index, policy in enumerate(spec.get("policies") or []):
         where = path("policies", index)
         built = _policy(problems, where, policy, spec, profile, nics, accepted)

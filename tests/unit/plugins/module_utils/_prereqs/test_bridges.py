@@ -61,8 +61,9 @@ def test_bridge_over_the_default_route_nic():  # NN-21
 
 
 def test_ovn_primary_nic_is_refused():  # NN-23
-    assert any("br-ex" in m for _, m in errors_of({"platform": "openshift", "ovn_bridge_nics": ["eno1"],
-                                                    "bridges": [{"name": "br1", "ports": ["eno1"]}]}))
+    problems = errors_of({"platform": "openshift", "ovn_bridge_nics": ["eno1"],
+                          "bridges": [{"name": "br1", "ports": ["eno1"]}]})
+    assert any("br-ex" in message for _path, message in problems)
 
 
 def test_vlan_bridge_nad():  # NAD-01
@@ -86,7 +87,7 @@ def test_nad_rules():  # NAD-02, NAD-06, untrunked VLAN
     assert ("bridges[0].networks[0].vlan", "must be within 0-4094") in problems
     assert any(p == "bridges[0].networks[1].vlan" and "not trunked" in m for p, m in problems)
     assert ("bridges[0].networks[2]", "hairpinMode and promiscMode cannot both be true") in problems
-    assert any(p == "bridges[0].networks[3].name" for p, _ in problems)
+    assert any(p == "bridges[0].networks[3].name" for p, _msg in problems)
 
 
 def test_migration_network():  # NAD-09
@@ -104,8 +105,8 @@ def test_migration_network_rules():  # NAD-10, NAD-11, NAD-14
     problems = errors_of({"hco_namespace": "openshift-cnv", "node_networks": ["10.200.0.0/16"],
                           "migration_network": {"nic": "eno3", "range": "10.200.5.0/24", "namespace": "default",
                                                 "mtu": 9000, "nic_mtu": 1500}})
-    assert {p for p, _ in problems} == {"migration_network.namespace", "migration_network.range",
-                                        "migration_network.mtu"}
+    expected = {"migration_network.namespace", "migration_network.range", "migration_network.mtu"}
+    assert {p for p, _msg in problems} == expected
 
 
 @pytest.mark.parametrize("range_text, exclude, first", [

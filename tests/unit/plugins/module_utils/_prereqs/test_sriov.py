@@ -117,10 +117,10 @@ def test_externally_managed_and_exclude_topology_consistency():  # SR-17, SR-18
     old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f1#0-2"]},
                                                        externallyManaged=True)}
     problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f1#3-4"]}), existing=[old]))
-    assert any(p == "policies[0].externallyManaged" for p, _ in problems)
+    assert any(p == "policies[0].externallyManaged" for p, _msg in problems)
     old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f0"]}, excludeTopology=True)}
     problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f1"]}), existing=[old]))
-    assert any(p == "policies[0].excludeTopology" for p, _ in problems)
+    assert any(p == "policies[0].excludeTopology" for p, _msg in problems)
 
 
 def test_supported_nics_per_flavour():  # SR-20, SR-21
@@ -145,18 +145,18 @@ def test_resource_name_syntax_per_flavour(name, upstream_ok, openshift_ok):
         if ok:
             assert sriov.plan(value)["objects"]
         else:
-            assert any(p == "policies[0].resourceName" for p, _ in errors_of(value))
+            assert any(p == "policies[0].resourceName" for p, _msg in errors_of(value))
 
 
 def test_control_plane_nodes_are_refused():  # SR-30
     problems = errors_of(spec(policy(nodeSelector={"node-role.kubernetes.io/master": ""})))
-    assert any("control-plane node cp1" in m for _, m in problems)
+    assert any("control-plane node cp1" in m for _path, m in problems)
 
 
 def test_network_rules_and_generated_nad():  # SR-34, SR-36
-    assert {p for p, _ in errors_of(spec(policy(), networks=[{"name": "n", "resourceName": "vm_sriov", "vlan": 4095,
-                                                              "vlanQoS": 8}]))} == {"networks[0].vlan",
-                                                                                    "networks[0].vlanQoS"}
+    bad_network = {"name": "n", "resourceName": "vm_sriov", "vlan": 4095, "vlanQoS": 8}
+    problems = errors_of(spec(policy(), networks=[bad_network]))
+    assert {p for p, _msg in problems} == {"networks[0].vlan", "networks[0].vlanQoS"}
     result = sriov.plan(spec(policy(), networks=[{"name": "sriov-vm", "resourceName": "vm_sriov",
                                                   "networkNamespace": "vms", "vlan": 10}]))
     nad = result["generated_nads"][0]

@@ -82,7 +82,7 @@ def test_control_plane_nodes_and_short_disks_are_refused_together():  # SU-06 + 
              node("w2", memory="64Gi", disk_free="20Gi")]
     nodes[0]["labels"] = {"node-role.kubernetes.io/control-plane": "", **WORKER}
     problems = errors_of({"version": "1.31", "overcommit_percent": 150, "nodes": nodes})
-    paths = {p for p, _ in problems}
+    paths = {p for p, _msg in problems}
     assert paths == {"nodes[0]", "nodes[1].disk_free"}
     assert ("nodes[1].disk_free", "node w2 needs 32768 MiB of swap but reports only 20480 MiB free") in problems
 
