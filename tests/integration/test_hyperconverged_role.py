@@ -160,3 +160,28 @@ def test_secret_values_never_reach_the_output(tmp_path, control_plane):
     assert "hunter2-very-secret" not in run.stdout + run.stderr
     assert control_plane.admin_token not in run.stdout + run.stderr
     assert "<redacted>" in run.stdout
+
+
+def test_kkp_preset_in_standalone_mode(tmp_path, control_plane):
+    namespace = "role-kkp"
+    control_plane.kubectl_run("create", "namespace", namespace)
+    playbook = role_playbook(tmp_path, control_plane, namespace,
+                             extra="hyperconverged_mode: standalone\n            hyperconverged_preset: kkp\n"
+                                   "            hyperconverged_preset_local_storage: true")
+    run = run_playbook(playbook, "--diff")
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = result_of(run.stdout)
+    assert "KubeVirt feature gate ExperimentalIgnitionSupport" in result["preset"]["jsonpatch"]
+    # The test server has no KubeVirt, so instancetype.kubevirt.io is not served: the role says so.
+    assert "instancetype.kubevirt.io/v1beta1 is not served yet" in run.stdout
+    assert "prometheus-operator's CRDs" in run.stdout  # ServiceMonitor is not installed on the test server
+    live = yaml.safe_load(control_plane.kubectl_run("get", "kubevirt", "-n", namespace, "-o", "yaml").stdout)
+    kubevirt = live["items"][0]["spec"] if "items" in live else live["spec"]
+    gates = set(kubevirt["configuration"]["developerConfiguration"]["featureGates"])
+    assert {"ExperimentalIgnitionSupport", "DataVolumes", "LiveMigration", "CPUManager", "CPUNodeDiscovery",
+            "Sidecar", "Snapshot", "HotplugVolumes"} <= gates
+    assert (kubevirt["monitorNamespace"], kubevirt["monitorAccount"]) == ("monitoring", "prometheus-k8s")
+    mark = control_plane.audit_offset()
+    again = run_playbook(playbook)
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert server_writes(control_plane, mark) == []
