@@ -79,3 +79,26 @@ def test_refusal_lists_every_error_and_filter_agrees(tmp_path):
     result = run_playbook(playbook)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_site_render_mode_is_the_main_job(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    names = sorted(p.name for p in tmp_path.glob("*.yaml"))
+    assert "kubevirt-kubevirt-hyperconverged-kubevirt-kubevirt-hyperconverged.yaml" in names
+    assert "nodenetworkconfigurationpolicy-cluster-br1-policy.yaml" in names
+    assert "sriovnetworknodepolicy-sriov-network-operator-vm-vfs.yaml" in names
+    kubevirt = yaml.safe_load((tmp_path / "kubevirt-kubevirt-hyperconverged-kubevirt-kubevirt-hyperconverged.yaml")
+                              .read_text())
+    assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 150
+    assert kubevirt["spec"]["configuration"]["migrations"]["network"] == "migration-net"
+    assert f"render mode: {len(names)} manifests written to {tmp_path}" in result.stdout
+    assert "worker3: 65536 MiB" in result.stdout  # 128Gi at 150 %
+    assert "infra1" not in result.stdout.split("PLAY RECAP")[1]  # no host is contacted in render mode
+    # Stable names: a rerun rewrites nothing and removes manifests of objects no longer desired.
+    (tmp_path / "configmap-cluster-stale.yaml").write_text("{}\n")
+    again = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}")
+    assert again.returncode == 0, again.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.yaml")) == names
+    assert "changed=1" in again.stdout  # only the stale file's removal
