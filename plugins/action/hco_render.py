@@ -7,39 +7,31 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible.plugins.action import ActionBase
-
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs
 
 
-class ActionModule(ActionBase):
-    TRANSFERS_FILES = False
-    _requires_connection = False
-    _supports_check_mode = True
+class ActionModule(ControllerAction):
+    ARGUMENT_SPEC = ARGUMENT_SPEC
 
-    def run(self, tmp: t.Any = None, task_vars: t.Optional[dict[str, t.Any]] = None) -> dict[str, t.Any]:
-        result = super().run(tmp, task_vars)
-        del tmp
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+    def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         try:
             rendered = render(**render_kwargs(args))
         except RenderError as exc:
-            result.update(failed=True, msg=str(exc), errors=[e.as_dict() for e in exc.errors],
-                          hco_warnings=exc.warnings)
-            return result
-        result.update(
-            changed=False,
-            operands=rendered.operands,
-            hyperconverged=rendered.hyperconverged,
-            hco_warnings=rendered.warnings,
-            unsafe_modifications=rendered.unsafe_modifications,
-            tainted=rendered.tainted,
-            release=rendered.release,
-            pruned_fields=rendered.pruned,
-            msg=f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
-        )
+            return {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors],
+                    "hco_warnings": exc.warnings}
+        result: dict[str, t.Any] = {
+            "operands": rendered.operands,
+            "hyperconverged": rendered.hyperconverged,
+            "hco_warnings": rendered.warnings,
+            "unsafe_modifications": rendered.unsafe_modifications,
+            "tainted": rendered.tainted,
+            "release": rendered.release,
+            "pruned_fields": rendered.pruned,
+            "msg": f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
+        }
         if rendered.warnings:
             result["warnings"] = list(rendered.warnings)
         return result

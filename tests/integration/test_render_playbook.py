@@ -102,3 +102,37 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     assert again.returncode == 0, again.stdout
     assert sorted(p.name for p in tmp_path.glob("*.yaml")) == names
     assert "changed=1" in again.stdout  # only the stale file's removal
+
+
+def test_vm_validate_and_node_prereqs_report_paths_through_ansible(tmp_path):
+    playbook = tmp_path / "checks.yml"
+    playbook.write_text(textwrap.dedent("""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Render the KubeVirt CR
+              virtinfra.hyperconverged.hco_render:
+                hyperconverged: {apiVersion: hco.kubevirt.io/v1beta1, kind: HyperConverged,
+                                 metadata: {name: kubevirt-hyperconverged, namespace: kubevirt-hyperconverged}}
+              register: rendered
+            - name: A VM with two problems
+              virtinfra.hyperconverged.vm_validate:
+                kubevirt: "{{ rendered.operands | selectattr('kind', 'equalto', 'KubeVirt') | first }}"
+                vm:
+                  kind: VirtualMachineInstance
+                  spec: {domain: {cpu: {model: Opteron_G1}, memory: {guest: 512Mi, hugepages: {pageSize: 1Gi}}}}
+              ignore_errors: true
+              register: vm
+            - name: Bad prerequisites
+              virtinfra.hyperconverged.node_prereqs:
+                spec: {storage: {provisioners: [{path_config: {path: /a}}, {path_config: {path: /b}}]}}
+              ignore_errors: true
+              register: prereqs
+            - name: Show
+              ansible.builtin.debug:
+                msg: "PATHS={{ (vm.errors + prereqs.errors) | map(attribute='path') | join(',') }}"
+        """))
+    result = run_playbook(playbook)
+    assert result.returncode == 0, result.stdout
+    assert "PATHS=spec.domain.cpu.model,spec.domain.memory.hugepages.pageSize,storage.provisioners" in result.stdout
