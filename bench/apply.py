@@ -46,6 +46,8 @@ def object_set(tag: str, copies: int = 3) -> list[dict]:
                                                                  "base_domain": "example.com"})
         objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
         for operand in result.operands:
+            if operand["kind"] == "SecurityContextConstraints":
+                continue  # an OpenShift API the test server does not serve
             if "namespace" not in operand["metadata"]:
                 operand["metadata"]["name"] = f"{operand['metadata']['name']}-{namespace}"
             objects.append(operand)

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover
 
 from . import golden_images, patches
 from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons
-from .builders import network_resources_injector, priority_class, ssp
+from .builders import network_resources_injector, priority_class, ssp, wasp_agent
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
 from .errors import BuildError, FieldError, RenderError
@@ -37,7 +37,7 @@ NAME = "kubevirt-hyperconverged"
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
 TAINTED = "TaintedConfiguration"
 KIND_ORDER = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
-              "PriorityClass", "DaemonSet", "Deployment", "ConfigMap")
+              "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap")
 ENVIRONMENT_KEYS = ("kvm_emulation", "smbios", "machine_types", "version", "variables")
 CLUSTER_KEYS = ("platform", "namespace", "nodes", "apiserver_tls_profile", "base_domain")
 
@@ -279,6 +279,8 @@ def render(
             attempt("filerestore", lambda: file_restore.build(view))
         if "console" in profile.operands and console.enabled(view):
             attempt("console", lambda: console.build(view))
+        if "wasp_agent" in profile.operands and wasp_agent.enabled(view):
+            attempt("wasp_agent", lambda: wasp_agent.build(view))
         if "network_resources_injector" in profile.operands and network_resources_injector.enabled(view):
             attempt("network_resources_injector", lambda: network_resources_injector.build(view))
     if not facts.is_openshift:
