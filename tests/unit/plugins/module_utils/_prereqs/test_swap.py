@@ -152,3 +152,16 @@ def test_openshift_autopilot():  # SU-03, KC-12/13
 def test_hyperconverged_patch_path():  # SW-11
     result = swap.plan({"platform": "kubernetes", "version": "1.31", "overcommit_percent": 150, "nodes": [node()]})
     assert result["hyperconverged"]["spec"]["higherWorkloadDensity"]["memoryOvercommitPercentage"] == 150
+
+
+@pytest.mark.parametrize("args, kwargs, expected", [
+    (("4Gi", "64Gi", "32Gi"), {"limit": "8Gi"}, 2147483648),                 # LS-01
+    (("1Gi", "16Gi", "8Gi"), {}, 536870912),                                 # LS-02
+    (("2Gi", "16Gi", "8Gi"), {"limit": "2Gi"}, 0),                           # LS-03: request == limit
+    (("2Gi", "16Gi", "8Gi"), {"qos": "Guaranteed"}, 0),                      # LS-04
+    ((None, "16Gi", "8Gi"), {"qos": "BestEffort"}, 0),                       # LS-05
+    (("2Gi", "16Gi", "8Gi"), {"critical": True}, 0),                         # LS-06
+    ((None, "16Gi", "8Gi"), {}, 0),                                          # LS-07
+])
+def test_per_container_swap_limit(args, kwargs, expected):
+    assert swap.container_swap_limit(*args, **kwargs) == expected
