@@ -16,7 +16,7 @@ description:
     forbid) and duplicates, hugepage size valid for the architecture, not larger than and dividing the memory,
     one bootloader (BIOS default or EFI) and SMM for EFI secure boot, SMBIOS uuid and serial format, clock (utc or a
     real IANA time zone), input devices (tablet on virtio or usb).
-  - Returns every problem as C(path: message); an empty list means the VM is fine.
+  - Returns every problem as a C(path - message) string; an empty list means the VM is fine.
   - M(virtinfra.hyperconverged.vm_validate) runs the same checks as a task that fails.
 options:
   _input:
