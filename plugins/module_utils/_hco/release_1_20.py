@@ -224,6 +224,8 @@ PROFILE = ReleaseProfile(
         "KV_CONSOLE_PROXY_IMAGE": (
             "quay.io/kubevirt-ui/kubevirt-apiserver-proxy@sha256:"
             "147a0a9fbd8169bdf150242d8a7aaf4587634bf30e588639a0f854777aba62d1"),
+        # HCO pins a digest of wasp-agent v1.2.2 (WASP_AGENT_VERSION); the full digest was not available to us.
+        "WASP_AGENT_IMAGE": "quay.io/openshift-virtualization/wasp-agent:v1.2.2",
         "NETWORK_RESOURCES_INJECTOR_IMAGE": (
             "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:"
             "737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"),
