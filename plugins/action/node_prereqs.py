@@ -24,7 +24,8 @@ class ActionModule(ControllerAction):
             return {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors]}
         sections = rendered["sections"]
         result: dict[str, t.Any] = {
-            "objects": with_namespaces(rendered["objects"]) if args["create_namespaces"] else rendered["objects"],
+            "objects": (with_namespaces(rendered["objects"], [args["spec"].get("hco_namespace", "")])
+                        if args["create_namespaces"] else rendered["objects"]),
             "hyperconverged": rendered["hyperconverged"],
             "swap": {k: v for k, v in (sections.get("swap") or {}).items() if k not in ("objects", "warnings")},
             "generated_nads": (sections.get("sriov") or {}).get("generated_nads", []),

@@ -64,7 +64,10 @@ options:
     type: dict
     required: true
   create_namespaces:
-    description: Put a Namespace object first for every namespace the objects live in and do not declare.
+    description:
+      - Put a Namespace object first for every namespace the objects live in and do not declare, and for
+        C(spec.hco_namespace) when given (the migration network lives there, and the site playbook lets this call
+        own that namespace so that one apply set manages it).
     type: bool
     default: false
 seealso:

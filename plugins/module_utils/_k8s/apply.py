@@ -267,7 +267,6 @@ class Applier:
 
     def _plan(self, item: Item, errors: list[dict[str, t.Any]]) -> None:
         """Decide what the object needs; anything that may change is settled by a server-side dry run."""
-        _resource_of(item)
         live = item.live
         if live is not None:
             ours = ownership(live).get(self.options.field_manager, set())

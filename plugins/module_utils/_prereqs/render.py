@@ -50,11 +50,13 @@ def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return {"objects": objects, "hyperconverged": patch, "sections": results, "warnings": warnings}
 
 
-def with_namespaces(objects: t.Sequence[t.Mapping[str, t.Any]]) -> list[dict[str, t.Any]]:
-    """Namespace objects for every namespace the objects live in and do not declare, first, then the objects."""
+def with_namespaces(objects: t.Sequence[t.Mapping[str, t.Any]],
+                    extra: t.Iterable[str] = ()) -> list[dict[str, t.Any]]:
+    """Namespace objects for every namespace the objects live in (and ``extra``) that they do not declare, first,
+    then the objects."""
     declared = {o["metadata"]["name"] for o in objects if o.get("kind") == "Namespace"}
-    needed = sorted({o["metadata"]["namespace"] for o in objects if o.get("metadata", {}).get("namespace")}
-                    - declared)
+    used = {o["metadata"]["namespace"] for o in objects if o.get("metadata", {}).get("namespace")}
+    needed = sorted((used | {n for n in extra if n}) - declared)
     namespaces = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}} for n in needed]
     return namespaces + [copy.deepcopy(dict(o)) for o in objects]
 

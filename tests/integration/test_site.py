@@ -1,0 +1,41 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The site playbook's cluster side against the real API server (hosts limited out: they are covered by molecule)."""
+
+from __future__ import annotations
+
+import re
+import sys
+
+from test_hyperconverged_role import recap_changed
+from test_k8s_apply import server_writes
+from test_render_playbook import ROOT, run_playbook
+
+
+def site(control_plane, *extra):
+    return run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
+                        "-i", "localhost,", "--limit", "localhost", "-e", f"ansible_python_interpreter={sys.executable}",
+                        "-e", f"site_kubeconfig={control_plane.kubeconfig}", "-e", "site_platform_version=1.34", *extra)
+
+
+def summary(stdout: str) -> str:
+    match = re.search(r'"(apply mode \([a-z]+\): \d+ prerequisite and \d+ KubeVirt object\(s\) changed)"', stdout)
+    assert match, stdout
+    return match.group(1)
+
+
+def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
+    mark = control_plane.audit_offset()
+    check = site(control_plane, "--check", "--diff")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert server_writes(control_plane, mark) == []
+    real = site(control_plane, "--diff")
+    assert real.returncode == 0, real.stdout + real.stderr
+    assert summary(real.stdout) == summary(check.stdout)
+    assert "0 prerequisite and 0" not in summary(real.stdout)
+    mark = control_plane.audit_offset()
+    again = site(control_plane)
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert summary(again.stdout) == "apply mode (standalone): 0 prerequisite and 0 KubeVirt object(s) changed"
+    assert server_writes(control_plane, mark) == []
