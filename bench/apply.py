@@ -22,6 +22,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import typing as t
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / ".cache" / "collections"))
@@ -110,8 +111,8 @@ def main() -> int:
             # server fills them on the first list of each kind (about 1 s each), which is not what users meet.
             plane.kubectl_run("get", "--all-namespaces", "kubevirts,cdis,networkaddonsconfigs,ssps,aaqs,migcontrollers,"
                               "filerestoreoperators,priorityclasses,deployments,configmaps,namespaces")
-            rows = []
-            core = {"tool": "k8s_apply (core, in-process)"}
+            rows: list[dict[str, t.Any]] = []
+            core: dict[str, t.Any] = {"tool": "k8s_apply (core, in-process)"}
             objects = object_set("core")
             core["objects"], core["kinds"] = len(objects), len({(o["apiVersion"], o["kind"]) for o in objects})
             for phase in ("from empty", "no-op"):
@@ -133,8 +134,8 @@ def main() -> int:
                     playbook(book, objects_file, plane.kubeconfig, tool)
                     command = [str(options.ansible_venv / "bin" / "ansible-playbook"), "-i", "localhost,",
                                "-e", f"ansible_python_interpreter={python}", str(book)]
-                row = {"tool": tool, "objects": len(objects),
-                       "kinds": len({(o["apiVersion"], o["kind"]) for o in objects})}
+                row: dict[str, t.Any] = {"tool": tool, "objects": len(objects),
+                                         "kinds": len({(o["apiVersion"], o["kind"]) for o in objects})}
                 for phase in ("from empty", "no-op"):
                     mark = plane.audit_offset()
                     seconds = timed(command, env)

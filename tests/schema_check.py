@@ -70,9 +70,7 @@ def validate(value: t.Any, schema: t.Mapping[str, t.Any], path: str = "") -> lis
                 errors += validate(item, properties[key], child)
             elif isinstance(additional, dict):
                 errors += validate(item, additional, child)
-            elif schema.get("x-kubernetes-preserve-unknown-fields") or additional is True:
-                continue
-            elif path == "" and key in ("apiVersion", "kind", "metadata"):
+            elif schema.get("x-kubernetes-preserve-unknown-fields") or additional is True or (path == "" and key in ("apiVersion", "kind", "metadata")):
                 continue
             else:
                 errors.append(f"{child}: unknown field (the API server would prune it)")
@@ -82,7 +80,7 @@ def validate(value: t.Any, schema: t.Mapping[str, t.Any], path: str = "") -> lis
     return errors
 
 
-def check_object(obj: t.Mapping[str, t.Any], crd_dir: str) -> t.Optional[list[str]]:
+def check_object(obj: t.Mapping[str, t.Any], crd_dir: str) -> list[str] | None:
     """Errors for ``obj``, or None when no CRD in ``crd_dir`` defines its kind (built-in kinds)."""
     schema = crd_index(crd_dir).get((obj["apiVersion"], obj["kind"]))
     if schema is None:

@@ -48,7 +48,7 @@ def _nodes_from_counts(cp: int, workers: int, both: bool) -> list[dict[str, t.An
     return nodes
 
 
-def render_arguments(vector: dict[str, t.Any], release: str, schedule: t.Optional[str] = None) -> dict[str, t.Any]:
+def render_arguments(vector: dict[str, t.Any], release: str, schedule: str | None = None) -> dict[str, t.Any]:
     """Turn a vector's (or golden example's) context into hco_render arguments."""
     context = vector.get("context") or {}
     cluster: dict[str, t.Any] = {"platform": context.get("platform", "kubernetes")}
@@ -109,7 +109,7 @@ def equivalent(actual: t.Any, expected: t.Any) -> bool:
         return len(actual) == len(expected) and all(equivalent(a, e) for a, e in zip(actual, expected))
     if _empty(expected) and _empty(actual):
         return True
-    return actual == expected and type(actual) is type(expected) or (
+    return (actual == expected and type(actual) is type(expected)) or (
         isinstance(actual, (int, float)) and isinstance(expected, (int, float)) and not isinstance(actual, bool)
         and not isinstance(expected, bool) and actual == expected)
 
@@ -127,7 +127,7 @@ def _member(item: t.Any, container: t.Any) -> bool:
     return any(_subset(item, v) for v in container)
 
 
-def check_assertion(result: dict[str, t.Any], assertion: dict[str, t.Any]) -> t.Optional[str]:
+def check_assertion(result: dict[str, t.Any], assertion: dict[str, t.Any]) -> str | None:
     """Return None when the assertion holds, else a description of the failure."""
     kind = assertion["kind"]
     if kind == "Metric":
@@ -144,7 +144,7 @@ def check_assertion(result: dict[str, t.Any], assertion: dict[str, t.Any]) -> t.
         found, value = _pointer(target, assertion["path"])
     where = f"{kind} {assertion['path']}"
     if assertion.get("absent"):
-        return None if not found or _empty(value) and value != {} or value is None else f"{where}: expected absent, got {value!r}"
+        return None if not found or (_empty(value) and value != {}) or value is None else f"{where}: expected absent, got {value!r}"
     if "value" in assertion:
         expected = assertion["value"]
         if not found:

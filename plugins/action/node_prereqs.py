@@ -14,8 +14,10 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render i
 
 
 class ActionModule(ControllerAction):
-    ARGUMENT_SPEC: dict[str, t.Any] = {"spec": {"type": "dict", "required": True},
-                                       "create_namespaces": {"type": "bool", "default": False}}
+    ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
+        "spec": {"type": "dict", "required": True},
+        "create_namespaces": {"type": "bool", "default": False},
+    }
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         try:

@@ -13,7 +13,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render i
 
 
 class ActionModule(ControllerAction):
-    ARGUMENT_SPEC: dict[str, t.Any] = {
+    ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
         "vm": {"type": "dict", "required": True},
         "kubevirt": {"type": "dict", "required": True},
         "architecture": {"type": "str"},

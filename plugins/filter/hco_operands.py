@@ -72,8 +72,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render i
 
 
 def hco_operands(hyperconverged: t.Any, release: str = "1.20", operation: str = "create",
-                 cluster: t.Optional[dict] = None, environment: t.Optional[dict] = None,
-                 status: t.Optional[dict] = None, common_golden_images: t.Optional[list] = None) -> list[dict]:
+                 cluster: dict | None = None, environment: dict | None = None,
+                 status: dict | None = None, common_golden_images: list | None = None) -> list[dict]:
     kwargs = render_kwargs({"hyperconverged": hyperconverged, "release": release, "operation": operation,
                             "cluster": cluster, "environment": environment, "status": status,
                             "common_golden_images": common_golden_images})

@@ -69,9 +69,9 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
-def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluster: t.Optional[dict] = None,
-               local_storage: bool = False, monitor_namespace: t.Optional[str] = None,
-               monitor_account: t.Optional[str] = None) -> dict[str, t.Any]:
+def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluster: dict | None = None,
+               local_storage: bool = False, monitor_namespace: str | None = None,
+               monitor_account: str | None = None) -> dict[str, t.Any]:
     source = plain(hyperconverged)
     try:
         operands = render(hyperconverged=source, release=release, cluster=plain(cluster or {})).operands

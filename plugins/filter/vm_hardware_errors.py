@@ -51,7 +51,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
-def vm_hardware_errors(vm: t.Any, kubevirt: t.Any, architecture: t.Optional[str] = None) -> list[str]:
+def vm_hardware_errors(vm: t.Any, kubevirt: t.Any, architecture: str | None = None) -> list[str]:
     return [f"{path}: {message}" for path, message in validate(plain(vm), plain(kubevirt), architecture)]
 
 

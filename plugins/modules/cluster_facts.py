@@ -83,14 +83,14 @@ requests:
   type: int
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     KUBERNETES_IMPORT_ERROR,
     KubeError,
 )
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.facts import cluster_facts  # noqa: E402
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.facts import cluster_facts
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
     AUTH_ARGUMENT_SPEC,
     connect,
 )
@@ -111,7 +111,7 @@ def main() -> None:
         facts = cluster_facts(connection, [(k["apiVersion"], k["kind"]) for k in module.params["kinds"]])
     except KubeError as exc:
         module.fail_json(msg=str(exc), status=exc.status, requests=connection.request_count if connection else 0)
-    module.exit_json(changed=False, requests=connection.request_count, **facts)
+    module.exit_json(changed=False, requests=connection.request_count if connection else 0, **facts)
 
 
 if __name__ == "__main__":

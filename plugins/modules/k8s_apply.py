@@ -259,23 +259,23 @@ diff:
   elements: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule, missing_required_lib  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
     Applier,
     ApplyFailed,
     Options,
 )
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     KUBERNETES_IMPORT_ERROR,
     Connection,
     KubeError,
 )
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
     AUTH_ARGUMENT_SPEC,
     connect,
 )
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import (
     WaitFailed,
     WaitSpec,
 )

@@ -88,9 +88,9 @@ table:
   elements: str
 """
 
-from ansible.module_utils.basic import AnsibleModule  # noqa: E402
+from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._preflight.checks import (  # noqa: E402
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._preflight.checks import (
     gather,
     judge,
     table,

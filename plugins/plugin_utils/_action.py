@@ -16,9 +16,9 @@ class ControllerAction(ActionBase):
     TRANSFERS_FILES = False
     _requires_connection = False
     _supports_check_mode = True
-    ARGUMENT_SPEC: dict[str, t.Any] = {}
+    ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {}
 
-    def run(self, tmp: t.Any = None, task_vars: t.Optional[dict[str, t.Any]] = None) -> dict[str, t.Any]:
+    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result = super().run(tmp, task_vars)
         del tmp
         _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)

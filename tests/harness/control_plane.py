@@ -14,6 +14,7 @@ authorization, an audit log of every request (used to count requests at the serv
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -83,7 +84,7 @@ class ControlPlane:
         return self.bindir / "kubectl"
 
     # -------------------------------------------------------------- lifecycle
-    def start(self) -> "ControlPlane":
+    def start(self) -> ControlPlane:
         self.workdir.mkdir(parents=True, exist_ok=True)
         (self.workdir / "certs").mkdir(exist_ok=True)
         self.port = self.port or _free_port()
@@ -182,7 +183,7 @@ class ControlPlane:
         return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}", *args],
                               check=check, capture_output=True, text=True)
 
-    def install_crds(self, crd_dir: t.Optional[pathlib.Path] = None) -> None:
+    def install_crds(self, crd_dir: pathlib.Path | None = None) -> None:
         crd_dir = crd_dir or shared_dir() / "crds"
         files = sorted(str(p) for p in crd_dir.glob("*.yaml"))
         args: list[str] = ["apply", "--server-side", "--field-manager=test-harness"]
@@ -194,7 +195,7 @@ class ControlPlane:
     def audit_offset(self) -> int:
         return self.audit_log.stat().st_size if self.audit_log.exists() else 0
 
-    def audit_events(self, since: int = 0, user: t.Optional[str] = None) -> list[dict[str, t.Any]]:
+    def audit_events(self, since: int = 0, user: str | None = None) -> list[dict[str, t.Any]]:
         events = []
         with open(self.audit_log, "rb") as handle:
             handle.seek(since)
@@ -211,19 +212,19 @@ class ControlPlane:
         path.chmod(0o600)
 
     @classmethod
-    def load(cls, workdir: pathlib.Path) -> "ControlPlane":
+    def load(cls, workdir: pathlib.Path) -> ControlPlane:
         state = json.loads((workdir / "state.json").read_text(encoding="utf-8"))
         state["workdir"], state["bindir"] = pathlib.Path(state["workdir"]), pathlib.Path(state["bindir"])
         return cls(**state)
 
 
-def _http_ok(url: str, token: t.Optional[str] = None) -> bool:
+def _http_ok(url: str, token: str | None = None) -> bool:
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
     context = ssl.create_default_context()
     context.check_hostname = False
     context.verify_mode = ssl.CERT_NONE
     try:
-        with urllib.request.urlopen(request, timeout=2, context=context) as response:  # noqa: S310 - loopback
+        with urllib.request.urlopen(request, timeout=2, context=context) as response:
             return bool(response.status == 200)
     except OSError:
         return False
@@ -258,13 +259,11 @@ def _kill(pid: int) -> None:
         if waited == pid:
             return
         time.sleep(0.1)
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
-def main(argv: t.Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", choices=["build", "start", "stop"])
     parser.add_argument("workdir", nargs="?", type=pathlib.Path)

@@ -12,7 +12,6 @@ import sys
 import typing as t
 
 import pytest
-
 from harness.control_plane import ControlPlane, build
 
 

@@ -11,7 +11,6 @@ import re
 import textwrap
 
 import yaml
-
 from test_k8s_apply import server_writes
 from test_render_playbook import run_playbook
 
@@ -51,7 +50,9 @@ def result_of(stdout: str) -> dict:
 
 
 def recap_changed(stdout: str) -> int:
-    return int(re.search(r"localhost\s+: ok=\d+\s+changed=(\d+)", stdout).group(1))
+    recap = re.search(r"localhost\s+: ok=\d+\s+changed=(\d+)", stdout)
+    assert recap, stdout
+    return int(recap.group(1))
 
 
 def test_standalone_check_diff_predicts_the_run_and_the_rerun_changes_nothing(tmp_path, control_plane):

@@ -189,8 +189,7 @@ def test_invalid_objects_are_all_reported_and_nothing_is_written(control_plane, 
     assert server_writes(control_plane, mark) == []
 
     # A rule only the server knows (object name syntax) fails in the dry run, again before any write.
-    bad_name = copy.deepcopy(objects) + [{"apiVersion": "v1", "kind": "ConfigMap",
-                                          "metadata": {"name": "Not_Valid", "namespace": namespace}}]
+    bad_name = [*copy.deepcopy(objects), {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "Not_Valid", "namespace": namespace}}]
     next(o for o in bad_name if o["kind"] == "KubeVirt")["spec"]["configuration"]["developerConfiguration"][
         "memoryOvercommit"] = 180
     with pytest.raises(ApplyFailed) as failure:
@@ -224,8 +223,8 @@ def test_rbac_denial_names_user_verb_resource_and_namespace(control_plane, names
 
 def test_crd_and_its_custom_resource_in_one_call_wait_for_established(control_plane):
     crd = WIDGET_CRD
-    widget = {"apiVersion": "test.virtinfra.io/v1", "kind": "Widget", "metadata": {"name": "w1"},
-              "spec": {"size": 3}}
+    widget: dict[str, t.Any] = {"apiVersion": "test.virtinfra.io/v1", "kind": "Widget", "metadata": {"name": "w1"},
+                                "spec": {"size": 3}}
     bad = copy.deepcopy(widget)
     bad["spec"]["size"] = "three"
     with pytest.raises(ApplyFailed) as failure:

@@ -9,10 +9,11 @@ import copy
 import json
 import textwrap
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render, with_namespaces
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import apply, server_writes
 from test_render_playbook import run_playbook
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render, with_namespaces
 
 WORKER = {"node-role.kubernetes.io/worker": ""}
 

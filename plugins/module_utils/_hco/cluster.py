@@ -82,7 +82,7 @@ class ClusterFacts:
     workload_architectures: tuple[str, ...]
     control_plane_architectures: tuple[str, ...]
     default_architecture: str
-    apiserver_tls_profile: t.Optional[t.Mapping[str, t.Any]]
+    apiserver_tls_profile: t.Mapping[str, t.Any] | None
 
     @property
     def is_openshift(self) -> bool:
@@ -97,7 +97,7 @@ class ClusterFacts:
         return self.control_plane_nodes >= 1
 
 
-def _has_workload_requirements(placement: t.Optional[t.Mapping[str, t.Any]]) -> bool:
+def _has_workload_requirements(placement: t.Mapping[str, t.Any] | None) -> bool:
     if not placement:
         return False
     node_affinity = ((placement.get("affinity") or {}).get("nodeAffinity") or {})
@@ -106,11 +106,11 @@ def _has_workload_requirements(placement: t.Optional[t.Mapping[str, t.Any]]) -> 
 
 def derive_facts(
     nodes: t.Sequence[t.Mapping[str, t.Any]],
-    workloads_placement: t.Optional[t.Mapping[str, t.Any]],
+    workloads_placement: t.Mapping[str, t.Any] | None,
     platform: str,
     namespace: str,
     base_domain: str,
-    apiserver_tls_profile: t.Optional[t.Mapping[str, t.Any]],
+    apiserver_tls_profile: t.Mapping[str, t.Any] | None,
 ) -> ClusterFacts:
     """Count roles and collect architectures as HCO's node watcher does."""
     workers = control_planes = arbiters = 0

@@ -28,10 +28,10 @@ CONVERTED_GATES = (
 class V1Settings:
     gates: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)
     deploy_network_resources_injector: bool = True
-    mdev_enabled: t.Optional[bool] = None
-    persistent_reservation_enabled: t.Optional[bool] = None
-    multi_arch_enabled: t.Optional[bool] = None
-    observability: t.Optional[dict[str, t.Any]] = None
+    mdev_enabled: bool | None = None
+    persistent_reservation_enabled: bool | None = None
+    multi_arch_enabled: bool | None = None
+    observability: dict[str, t.Any] | None = None
 
 
 def gate_enabled(gates: t.Sequence[t.Mapping[str, t.Any]], name: str, phases: t.Mapping[str, str]) -> bool:
@@ -65,9 +65,8 @@ def convert(spec: t.Mapping[str, t.Any], annotations: t.Mapping[str, str], profi
     gates = spec.get("featureGates") or {}
     for name in CONVERTED_GATES:
         settings.gates = [g for g in settings.gates if str(g.get("name", "")).lower() != name.lower()]
-        if name in gates:
-            if gate_enabled(settings.gates, name, profile.gate_phases) != gates[name]:
-                settings.gates.append({"name": name, "state": "Enabled" if gates[name] else "Disabled"})
+        if name in gates and gate_enabled(settings.gates, name, profile.gate_phases) != gates[name]:
+            settings.gates.append({"name": name, "state": "Enabled" if gates[name] else "Disabled"})
     if gates.get("disableMDevConfiguration") is not None:
         settings.mdev_enabled = not gates["disableMDevConfiguration"]
     if gates.get("persistentReservation") is not None:

@@ -47,7 +47,7 @@ class BuildError(Exception):
         return FieldError(self.path, self.message, "validating-webhook")
 
 
-def join_path(base: str, key: t.Union[str, int]) -> str:
+def join_path(base: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{base}[{key}]"
     return f"{base}.{key}" if base else key

@@ -144,9 +144,8 @@ def canonical_quantity(value: t.Any) -> str:
             amount = amount.quantize(_NANO, rounding=ROUND_UP)
         if amount == 0:
             return "0"
-        if fmt == "BinarySI":
-            if -1024 < amount < 1024 or amount != amount.to_integral_value():
-                fmt = "DecimalSI"
+        if fmt == "BinarySI" and (-1024 < amount < 1024 or amount != amount.to_integral_value()):
+            fmt = "DecimalSI"
         if fmt == "BinarySI":
             integer = int(amount)
             power = 0

@@ -25,10 +25,11 @@ def multi_arch_enabled(view: HCView) -> bool:
     return view.gate("enableMultiArchBootImageImport")
 
 
-def _common_list(view: HCView, common_dicts: t.Optional[t.Sequence[t.Mapping[str, t.Any]]]) -> list[dict[str, t.Any]]:
+def _common_list(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None) -> list[dict[str, t.Any]]:
     schedule = view.status.get("dataImportSchedule", "")
-    result = []
-    for entry in copy.deepcopy(list(common_dicts if common_dicts is not None else view.profile.common_dicts)):
+    result: list[dict[str, t.Any]] = []
+    sources = common_dicts if common_dicts is not None else view.profile.common_dicts
+    for entry in (dict(copy.deepcopy(source)) for source in sources):
         spec = entry.setdefault("spec", {})
         if view.profile.dicts["load_time_defaults"]:
             spec.setdefault("retentionPolicy", "None")
@@ -47,7 +48,7 @@ def _source(entry: t.Mapping[str, t.Any]) -> t.Any:
     return (((entry.get("spec") or {}).get("template") or {}).get("spec") or {}).get("source")
 
 
-def build(view: HCView, common_dicts: t.Optional[t.Sequence[t.Mapping[str, t.Any]]] = None
+def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None = None
           ) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]]]:
     """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
     hc_list = view.spec.get("dataImportCronTemplates") or []
@@ -62,7 +63,7 @@ def build(view: HCView, common_dicts: t.Optional[t.Sequence[t.Mapping[str, t.Any
     common_names = {(c.get("metadata") or {}).get("name", "") for c in shipped}
     merge_metadata = view.profile.dicts["merge_custom_metadata"]
     namespace_override = view.spec.get("commonBootImageNamespace") or ""
-    chosen: list[tuple[dict[str, t.Any], dict[str, t.Any], t.Optional[dict[str, t.Any]]]] = []
+    chosen: list[tuple[dict[str, t.Any], dict[str, t.Any], dict[str, t.Any] | None]] = []
     if view.switch("enableCommonBootImageImport", True):
         for common in shipped:
             metadata = common.setdefault("metadata", {})

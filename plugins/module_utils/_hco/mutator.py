@@ -12,7 +12,7 @@ from .profile import ReleaseProfile
 IMMEDIATE_BIND = "cdi.kubevirt.io/storage.bind.immediate.requested"
 
 
-def mutate(spec: dict[str, t.Any], status: t.Optional[t.Mapping[str, t.Any]], operation: str,
+def mutate(spec: dict[str, t.Any], status: t.Mapping[str, t.Any] | None, operation: str,
            profile: ReleaseProfile) -> dict[str, t.Any]:
     """Apply the webhook's changes to a defaulted spec (in place) and return it."""
     for template in spec.get("dataImportCronTemplates") or []:

@@ -18,7 +18,7 @@ import typing as t
 try:
     import jsonpatch
 except ImportError:  # pragma: no cover - reported by render() with the install hint
-    jsonpatch = None
+    jsonpatch = None  # type: ignore[assignment]
 
 from .errors import BuildError
 
@@ -36,7 +36,7 @@ def _path(annotation: str) -> str:
     return f"metadata.annotations[{annotation}]"
 
 
-def parse(raw: t.Optional[str], annotation: str) -> list[dict[str, t.Any]]:
+def parse(raw: str | None, annotation: str) -> list[dict[str, t.Any]]:
     """Decode and check an annotation value; an absent or empty value is no patch."""
     if raw is None or raw == "":
         return []
@@ -62,7 +62,7 @@ def parse(raw: t.Optional[str], annotation: str) -> list[dict[str, t.Any]]:
     return operations
 
 
-def count_operations(raw: t.Optional[str]) -> int:
+def count_operations(raw: str | None) -> int:
     """The ``kubevirt_hco_unsafe_modifications`` value: operations in the patch, 0 if it cannot be decoded."""
     try:
         operations = json.loads(raw) if raw else []
@@ -103,7 +103,7 @@ def decode_over(old: t.Any, new: t.Any, path: str = "") -> t.Any:
     return new
 
 
-def apply(obj: dict[str, t.Any], raw: t.Optional[str], annotation: str) -> dict[str, t.Any]:
+def apply(obj: dict[str, t.Any], raw: str | None, annotation: str) -> dict[str, t.Any]:
     """Return ``obj`` with the annotation's patch applied (HCO's ApplyPatchToSpec)."""
     operations = parse(raw, annotation)
     if not operations:

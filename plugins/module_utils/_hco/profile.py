@@ -39,7 +39,7 @@ class ReleaseProfile:
     #: v1beta1 is converted to the v1 hub (1.17+); otherwise builders read v1beta1 directly.
     v1_hub: bool
     crd: t.Mapping[str, t.Any]
-    env_defaults: t.Mapping[str, t.Optional[str]]
+    env_defaults: t.Mapping[str, str | None]
     #: v1 gate phases (beta gates are on unless disabled); empty without a v1 hub.
     gate_phases: t.Mapping[str, str]
     #: where the top-level switches live in v1beta1 (spec path as a tuple).
@@ -79,7 +79,7 @@ def known_releases() -> list[str]:
     return sorted(_profiles(), key=lambda r: tuple(int(x) for x in r.split(".")))
 
 
-def get_profile(release: t.Optional[str] = None) -> ReleaseProfile:
+def get_profile(release: str | None = None) -> ReleaseProfile:
     """Look a release up by ``1.20``, ``1.20.0`` or ``v1.20.0``; unknown releases are a clear error."""
     wanted = str(release or DEFAULT_RELEASE).strip().lstrip("v")
     profiles = _profiles()

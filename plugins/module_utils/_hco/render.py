@@ -16,11 +16,10 @@ import typing as t
 try:
     import yaml
 except ImportError:  # pragma: no cover
-    yaml = None
+    yaml = None  # type: ignore[assignment]
 
 from . import golden_images, patches
-from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons
-from .builders import network_resources_injector, priority_class, ssp, wasp_agent
+from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons, network_resources_injector, priority_class, ssp, wasp_agent
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
 from .errors import BuildError, FieldError, RenderError
@@ -66,7 +65,7 @@ def _spec_model(profile: ReleaseProfile) -> t.Any:
 
 
 def _environment(profile: ReleaseProfile, environment: t.Mapping[str, t.Any], errors: list[FieldError]) -> Environment:
-    variables: dict[str, t.Optional[str]] = {**profile.env_defaults, **profile.images}
+    variables: dict[str, str | None] = {**profile.env_defaults, **profile.images}
     if environment.get("version") is not None:
         variables["HCO_KV_IO_VERSION"] = str(environment["version"])
     if environment.get("kvm_emulation") is not None:
@@ -169,12 +168,12 @@ def _order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:
 
 def render(
     hyperconverged: t.Any,
-    release: t.Optional[str] = None,
+    release: str | None = None,
     operation: str = "create",
-    cluster: t.Optional[t.Mapping[str, t.Any]] = None,
-    environment: t.Optional[t.Mapping[str, t.Any]] = None,
-    status: t.Optional[t.Mapping[str, t.Any]] = None,
-    common_golden_images: t.Optional[t.Sequence[t.Mapping[str, t.Any]]] = None,
+    cluster: t.Mapping[str, t.Any] | None = None,
+    environment: t.Mapping[str, t.Any] | None = None,
+    status: t.Mapping[str, t.Any] | None = None,
+    common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None = None,
 ) -> RenderResult:
     """Compute every operand HCO would build for ``hyperconverged``; raise RenderError listing all problems."""
     errors: list[FieldError] = []

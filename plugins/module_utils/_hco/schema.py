@@ -59,8 +59,8 @@ class AnyValue(Node):
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Str(Node):
     enum: tuple[str, ...] = ()
-    pattern: t.Optional[str] = None
-    min_length: t.Optional[int] = None
+    pattern: str | None = None
+    min_length: int | None = None
     type_name: t.ClassVar[str] = "string"
 
     def accepts(self, value: t.Any) -> bool:
@@ -78,11 +78,11 @@ class Str(Node):
 
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Int(Node):
-    minimum: t.Optional[int] = None
+    minimum: int | None = None
     type_name: t.ClassVar[str] = "integer"
 
     def accepts(self, value: t.Any) -> bool:
-        return isinstance(value, int) and not isinstance(value, bool) or (isinstance(value, float) and value.is_integer())
+        return (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and value.is_integer())
 
     def check_value(self, value: t.Any, path: str, errors: list[FieldError]) -> None:
         if self.minimum is not None and value < self.minimum:
@@ -114,7 +114,7 @@ class Quantity(Node):
 @dataclasses.dataclass(frozen=True, kw_only=True)
 class Arr(Node):
     items: Node = AnyValue()
-    max_items: t.Optional[int] = None
+    max_items: int | None = None
     type_name: t.ClassVar[str] = "array"
 
     def accepts(self, value: t.Any) -> bool:
@@ -247,14 +247,14 @@ def tls_profile() -> Obj:
 
 
 def _both_or_neither(first: str, second: str, message: str) -> Rule:
-    def rule(value: t.Any) -> t.Optional[str]:
+    def rule(value: t.Any) -> str | None:
         return None if (first in value) == (second in value) else message
 
     return rule
 
 
 def _needs_mdev_types(where: str) -> Rule:
-    def rule(value: t.Any) -> t.Optional[str]:
+    def rule(value: t.Any) -> str | None:
         if value.get("mediatedDeviceTypes") or value.get("mediatedDevicesTypes"):
             return None
         return f"for {where} a non-empty mediatedDeviceTypes or mediatedDevicesTypes(deprecated) is required"
@@ -262,7 +262,7 @@ def _needs_mdev_types(where: str) -> Rule:
     return rule
 
 
-def _positive_ratio(value: t.Any) -> t.Optional[str]:
+def _positive_ratio(value: t.Any) -> str | None:
     ratio = value.get("vmiCPUAllocationRatio")
     if ratio is None or (isinstance(ratio, (int, float)) and ratio > 0):
         return None

@@ -17,8 +17,8 @@ _VERSIONS = ("VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13")
 
 
 def effective_profile(
-    hc_profile: t.Optional[t.Mapping[str, t.Any]],
-    apiserver_profile: t.Optional[t.Mapping[str, t.Any]],
+    hc_profile: t.Mapping[str, t.Any] | None,
+    apiserver_profile: t.Mapping[str, t.Any] | None,
     is_openshift: bool,
     tables: TLSProfiles,
 ) -> dict[str, t.Any]:
@@ -102,10 +102,7 @@ def kubevirt_tls_configuration(profile: t.Mapping[str, t.Any], tables: TLSProfil
                 "(HCO's KubeVirt builder panics on it)",
             )
         minimum = tables.min_versions[kind]
-        if profile.get("modern") is not None and tables.kubevirt_modern_object_drops_ciphers:
-            ciphers = []
-        else:
-            ciphers = list(tables.ciphers[kind])
+        ciphers = [] if profile.get("modern") is not None and tables.kubevirt_modern_object_drops_ciphers else list(tables.ciphers[kind])
     result: dict[str, t.Any] = {"minTLSVersion": minimum if minimum in _VERSIONS else "VersionTLS12"}
     iana = to_iana(ciphers, tables)
     if iana:

@@ -17,7 +17,7 @@ from .profile import ReleaseProfile
 class Environment:
     """The operator's environment variables (CSV values unless overridden)."""
 
-    variables: dict[str, t.Optional[str]]
+    variables: dict[str, str | None]
 
     def get(self, name: str) -> str:
         return self.variables.get(name) or ""
@@ -61,11 +61,11 @@ class HCView:
         return self.annotations.get(name) == "true"
 
     @property
-    def infra(self) -> t.Optional[dict[str, t.Any]]:
+    def infra(self) -> dict[str, t.Any] | None:
         return (self.spec.get("infra") or {}).get("nodePlacement")
 
     @property
-    def workloads(self) -> t.Optional[dict[str, t.Any]]:
+    def workloads(self) -> dict[str, t.Any] | None:
         return (self.spec.get("workloads") or {}).get("nodePlacement")
 
     @property

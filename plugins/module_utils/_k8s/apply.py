@@ -19,8 +19,7 @@ import typing as t
 
 from .client import Connection, KubeError
 from .discovery import Discovery, Resource
-from .fields import (FINGERPRINT_ANNOTATION, contained, dict_paths, diff, fingerprint, mismatches, owns, ownership, public, remove_paths,
-                     strip)
+from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, fingerprint, mismatches, ownership, owns, public, remove_paths, strip
 from .openapi import served_schemas, validate_custom_resource
 from .waits import WaitSpec, wait_for_all
 
@@ -43,8 +42,8 @@ CUSTOM_RANK = 9
 
 
 class ApplyFailed(Exception):
-    def __init__(self, message: str, errors: t.Optional[list[dict[str, t.Any]]] = None,
-                 partial: t.Optional[dict[str, t.Any]] = None) -> None:
+    def __init__(self, message: str, errors: list[dict[str, t.Any]] | None = None,
+                 partial: dict[str, t.Any] | None = None) -> None:
         super().__init__(message)
         self.errors = errors or []
         self.partial = partial or {}
@@ -58,7 +57,7 @@ class Options:
     drift: str = "revert"  # revert | report
     prune: bool = False
     prune_kinds: list[tuple[str, str]] = dataclasses.field(default_factory=list)
-    namespace: t.Optional[str] = None
+    namespace: str | None = None
     check_mode: bool = False
     wait: bool = True
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
@@ -73,15 +72,15 @@ class Item:
     api_version: str
     kind: str
     name: str
-    namespace: t.Optional[str] = None
-    resource: t.Optional[Resource] = None
-    live: t.Optional[dict[str, t.Any]] = None
+    namespace: str | None = None
+    resource: Resource | None = None
+    live: dict[str, t.Any] | None = None
     deferred: str = ""
     action: str = "unchanged"
     changes: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)
     drift: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)
-    body: t.Optional[dict[str, t.Any]] = None
-    result: t.Optional[dict[str, t.Any]] = None
+    body: dict[str, t.Any] | None = None
+    result: dict[str, t.Any] | None = None
     validated_by: str = ""
 
     @property
@@ -106,7 +105,7 @@ class Applier:
         self.connection = connection
         self.options = options
         self.discovery = Discovery(connection)
-        self._crd_schemas: t.Optional[dict[tuple[str, str], dict[str, t.Any]]] = None
+        self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
@@ -128,10 +127,10 @@ class Applier:
         if errors:
             raise ApplyFailed(_summary("the API server refused objects in a dry run; nothing was written", errors),
                               errors)
-        pruned = self._find_prunable(items) if self.options.prune else []
+        prunable = self._find_prunable(items) if self.options.prune else []
         if not self.options.check_mode:
             self._write(items)
-        pruned = [self._prune(obj, resource) for obj, resource in pruned]
+        pruned = [self._prune(obj, resource) for obj, resource in prunable]
         if not self.options.check_mode and self.options.wait_for:
             wait_for_all(self.connection, self.discovery, self.options.wait_for, self.options.wait_timeout)
         return self._report(items, pruned)
@@ -154,11 +153,12 @@ class Applier:
             if problems:
                 errors += [{"object": where, "index": index, "path": p, "message": m} for p, m in problems]
                 continue
-            desired = copy.deepcopy(obj)
+            desired: dict[str, t.Any] = copy.deepcopy(obj)
             desired.pop("status", None)
             for field in ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation"):
                 desired["metadata"].pop(field, None)
-            item = Item(index, desired, obj["apiVersion"], obj["kind"], metadata["name"], metadata.get("namespace"))
+            item = Item(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
+                        desired["metadata"].get("namespace"))
             if item.key in seen:
                 errors.append(item.error("metadata.name", f"duplicate of objects[{seen[item.key]}]"))
             seen[item.key] = index
@@ -441,10 +441,11 @@ class Applier:
 
     # ------------------------------------------------------------------ result
     def _report(self, items: list[Item], pruned: list[dict[str, t.Any]]) -> dict[str, t.Any]:
-        objects, diffs = [], []
+        objects: list[dict[str, t.Any]] = []
+        diffs: list[dict[str, t.Any]] = []
         for item in sorted(items, key=lambda i: i.index):
             secret = item.kind == "Secret"
-            entry = {
+            entry: dict[str, t.Any] = {
                 "apiVersion": item.api_version, "kind": item.kind, "namespace": item.namespace, "name": item.name,
                 "action": item.action, "changes": _redact(public(item.changes), secret),
                 "drift": {"count": len(item.drift), "fields": _redact(public(item.drift), secret)},
@@ -494,7 +495,7 @@ def _resource_of(item: Item) -> Resource:
     return item.resource
 
 
-def _unique(resources: t.Iterable[t.Optional[Resource]]) -> t.Iterator[Resource]:
+def _unique(resources: t.Iterable[Resource | None]) -> t.Iterator[Resource]:
     seen = set()
     for resource in resources:
         if resource is not None and resource not in seen:
@@ -537,5 +538,5 @@ def _redact(changes: list[dict[str, t.Any]], secret: bool) -> list[dict[str, t.A
 def _redact_object(obj: dict[str, t.Any], secret: bool) -> dict[str, t.Any]:
     if not secret:
         return obj
-    return {k: ({key: REDACTED for key in v} if k in ("data", "stringData") and isinstance(v, dict) else v)
+    return {k: (dict.fromkeys(v, REDACTED) if k in ("data", "stringData") and isinstance(v, dict) else v)
             for k, v in obj.items()}

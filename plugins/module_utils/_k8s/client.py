@@ -22,7 +22,7 @@ try:
     from kubernetes import config as k8s_config
     from kubernetes.config.config_exception import ConfigException
 except ImportError as exc:  # reported by the module with missing_required_lib
-    KUBERNETES_IMPORT_ERROR: t.Optional[ImportError] = exc
+    KUBERNETES_IMPORT_ERROR: ImportError | None = exc
 else:
     KUBERNETES_IMPORT_ERROR = None
 
@@ -34,7 +34,7 @@ _FORBIDDEN = re.compile(r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "
 class KubeError(Exception):
     """An API request failed; status is the HTTP status (0 when the server could not be reached)."""
 
-    def __init__(self, message: str, status: int = 0, body: t.Optional[dict[str, t.Any]] = None) -> None:
+    def __init__(self, message: str, status: int = 0, body: dict[str, t.Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.body = body or {}
@@ -64,9 +64,9 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
 class Connection:
     """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
 
-    def __init__(self, *, kubeconfig: t.Union[str, dict[str, t.Any], None] = None, context: t.Optional[str] = None,
-                 host: t.Optional[str] = None, api_key: t.Optional[str] = None,
-                 validate_certs: t.Optional[bool] = None, ca_cert: t.Optional[str] = None,
+    def __init__(self, *, kubeconfig: str | dict[str, t.Any] | None = None, context: str | None = None,
+                 host: str | None = None, api_key: str | None = None,
+                 validate_certs: bool | None = None, ca_cert: str | None = None,
                  request_timeout: float = 30.0, retries: int = 5, backoff: float = 0.5,
                  sleep: t.Callable[[float], None] = time.sleep) -> None:
         if KUBERNETES_IMPORT_ERROR is not None:
@@ -114,7 +114,7 @@ class Connection:
         mutating = sum(n for verb, n in self.requests.items() if verb in ("POST", "PUT", "PATCH", "DELETE"))
         return mutating - self.dry_runs
 
-    def request(self, method: str, path: str, *, query: t.Optional[t.Mapping[str, t.Any]] = None,
+    def request(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None,
                 body: t.Any = None, content_type: str = "application/json",
                 accept: str = "application/json", retry: bool = True) -> t.Any:
         """Send one request and return the decoded JSON; retries 409/429/5xx and connection errors with backoff."""
@@ -123,8 +123,9 @@ class Connection:
             url += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
         headers = {"Accept": accept, "User-Agent": "virtinfra.hyperconverged"}
         bearer = self._configuration.auth_settings().get("BearerToken")  # refreshes exec/OIDC tokens
-        if bearer and bearer.get("value"):
-            headers["Authorization"] = bearer["value"]
+        token = bearer.get("value") if bearer else None
+        if token:
+            headers["Authorization"] = token
         payload = None
         if body is not None:
             headers["Content-Type"] = content_type
@@ -153,7 +154,7 @@ class Connection:
             raise self._error(response.status, data, method, path)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _delay(self, attempt: int, retry_after: t.Optional[str]) -> float:
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
         if retry_after and retry_after.isdigit():
             return min(float(retry_after), 10.0)
         return min(self.backoff * (2 ** attempt), 8.0)

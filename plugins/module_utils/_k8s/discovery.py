@@ -29,7 +29,7 @@ class Resource:
     def api_version(self) -> str:
         return f"{self.group}/{self.version}" if self.group else self.version
 
-    def path(self, namespace: t.Optional[str] = None, name: t.Optional[str] = None) -> str:
+    def path(self, namespace: str | None = None, name: str | None = None) -> str:
         base = f"/apis/{self.group}/{self.version}" if self.group else f"/api/{self.version}"
         if self.namespaced and namespace:
             base += f"/namespaces/{namespace}"
@@ -51,12 +51,12 @@ class Discovery:
 
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
-        self._resources: t.Optional[dict[tuple[str, str], Resource]] = None
+        self._resources: dict[tuple[str, str], Resource] | None = None
 
     def refresh(self) -> None:
         self._resources = None
 
-    def find(self, api_version: str, kind: str) -> t.Optional[Resource]:
+    def find(self, api_version: str, kind: str) -> Resource | None:
         if self._resources is None:
             self._resources = self._load()
         return self._resources.get((api_version, kind))

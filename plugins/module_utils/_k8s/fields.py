@@ -21,7 +21,7 @@ FINGERPRINT_ANNOTATION = "hyperconverged.virtinfra.io/desired-hash"
 SERVER_METADATA = ("managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink")
 
 
-def strip(obj: t.Optional[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+def strip(obj: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     """The object without status and the metadata the server maintains (what a diff should show)."""
     if not obj:
         return {}
@@ -49,16 +49,16 @@ def diff(before: t.Any, after: t.Any, path: Path = ()) -> list[dict[str, t.Any]]
         changes: list[dict[str, t.Any]] = []
         for key in sorted(set(before) | set(after), key=str):
             if key not in after:
-                changes += _leaves(path + (key,), "remove", before[key])
+                changes += _leaves((*path, key), "remove", before[key])
             elif key not in before:
-                changes += _leaves(path + (key,), "add", after[key])
+                changes += _leaves((*path, key), "add", after[key])
             else:
-                changes += diff(before[key], after[key], path + (key,))
+                changes += diff(before[key], after[key], (*path, key))
         return changes
     if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
         changes = []
         for index, (old, new) in enumerate(zip(before, after)):
-            changes += diff(old, new, path + (index,))
+            changes += diff(old, new, (*path, index))
         return changes
     if _equal(before, after):
         return []
@@ -70,7 +70,7 @@ def _leaves(path: Path, op: str, value: t.Any) -> list[dict[str, t.Any]]:
     if isinstance(value, dict) and value:
         found: list[dict[str, t.Any]] = []
         for key in sorted(value, key=str):
-            found += _leaves(path + (key,), op, value[key])
+            found += _leaves((*path, key), op, value[key])
         return found
     return [_change(path, op, None if op == "add" else value, value if op == "add" else None)]
 
@@ -100,9 +100,9 @@ def dict_paths(obj: t.Any, prefix: Path = ()) -> set[Path]:
     paths: set[Path] = set()
     if isinstance(obj, dict):
         for key, value in obj.items():
-            paths.add(prefix + (key,))
+            paths.add((*prefix, key))
             if isinstance(value, dict):
-                paths |= dict_paths(value, prefix + (key,))
+                paths |= dict_paths(value, (*prefix, key))
     return paths
 
 
@@ -113,7 +113,7 @@ def fieldset_paths(fields: t.Mapping[str, t.Any], prefix: Path = ()) -> set[Path
         if key == ".":
             continue
         if key.startswith("f:"):
-            path = prefix + (key[2:],)
+            path = (*prefix, key[2:])
             if child and any(k.startswith("f:") for k in child):
                 paths |= fieldset_paths(child, path)
             else:
@@ -153,7 +153,7 @@ def remove_paths(obj: dict[str, t.Any], paths: t.Iterable[Path]) -> dict[str, t.
     """A copy of ``obj`` without the given paths (cut at the first list index)."""
     result = copy.deepcopy(obj)
     for path in paths:
-        keyed: list[t.Union[str, int]] = []
+        keyed: list[str | int] = []
         for part in path:
             if isinstance(part, int):
                 break
@@ -176,9 +176,9 @@ def mismatches(desired: t.Any, live: t.Any, path: Path = ()) -> list[dict[str, t
         found: list[dict[str, t.Any]] = []
         for key, value in desired.items():
             if key not in live:
-                found.append(_change(path + (key,), "add", None, value))
+                found.append(_change((*path, key), "add", None, value))
             else:
-                found += mismatches(value, live[key], path + (key,))
+                found += mismatches(value, live[key], (*path, key))
         return found
     if contained(desired, live):
         return []

@@ -31,4 +31,8 @@ def connect(params: t.Mapping[str, t.Any]) -> Connection:
     return Connection(kubeconfig=kubeconfig, context=params.get("context"), host=params.get("host"),
                       api_key=params.get("api_key"), validate_certs=params.get("validate_certs"),
                       ca_cert=params.get("ca_cert"), request_timeout=float(params.get("request_timeout") or 30),
-                      retries=int(params.get("retries") if params.get("retries") is not None else 5))
+                      retries=_int_or(params.get("retries"), 5))
+
+
+def _int_or(value: t.Any, default: int) -> int:
+    return default if value is None else int(value)

@@ -29,7 +29,7 @@ def served_schemas(crd: t.Mapping[str, t.Any]) -> dict[tuple[str, str], dict[str
     return schemas
 
 
-def _join(path: str, key: t.Union[str, int]) -> str:
+def _join(path: str, key: str | int) -> str:
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key

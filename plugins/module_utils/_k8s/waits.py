@@ -17,7 +17,7 @@ from .client import Connection, KubeError
 try:
     from jsonpath_ng.ext import parse as jsonpath_parse
 except ImportError:  # only needed for jsonpath waits; reported when one is requested
-    jsonpath_parse = None
+    jsonpath_parse = None  # type: ignore[assignment]
 
 
 class WaitFailed(Exception):
@@ -29,11 +29,11 @@ class WaitSpec:
     api_version: str
     kind: str
     name: str
-    namespace: t.Optional[str] = None
-    condition_type: t.Optional[str] = None
+    namespace: str | None = None
+    condition_type: str | None = None
     condition_status: str = "True"
-    condition_reason: t.Optional[str] = None
-    jsonpath: t.Optional[str] = None
+    condition_reason: str | None = None
+    jsonpath: str | None = None
     success: tuple[t.Any, ...] = ()
     failure: tuple[t.Any, ...] = ()
 
@@ -44,7 +44,7 @@ class WaitSpec:
                 else f"{self.jsonpath} in {list(self.success)}")
         return f"{self.kind} {where} ({what})"
 
-    def evaluate(self, obj: t.Optional[dict[str, t.Any]]) -> t.Optional[bool]:
+    def evaluate(self, obj: dict[str, t.Any] | None) -> bool | None:
         """True when satisfied, False on a failure value, None while still waiting."""
         if obj is None:
             return None

@@ -60,7 +60,7 @@ def gather(root: str = "", disk_path: str = "/var", kubelet_config: str = "/var/
         disk_free = 0
     swaps = [line.split()[0] for line in _read("/proc/swaps", root).splitlines()[1:] if line.strip()]
     kubelet = _read(kubelet_config, root)
-    fail_swap_on: t.Optional[bool] = None
+    fail_swap_on: bool | None = None
     for line in kubelet.splitlines():
         if line.strip().startswith("failSwapOn:"):
             fail_swap_on = line.split(":", 1)[1].strip().lower() == "true"
@@ -117,6 +117,6 @@ def table(host: str, rows: t.Sequence[t.Mapping[str, t.Any]]) -> list[str]:
     width = max([len(r["check"]) for r in rows] + [5])
     lines = [f"{host}:", f"  {'check':<{width}}  {'required':<22}  {'found':<24}  result"]
     for row in rows:
-        lines.append(f"  {row['check']:<{width}}  {row['required']:<22}  {str(row['found']):<24}  "
+        lines.append(f"  {row['check']:<{width}}  {row['required']:<22}  {row['found']!s:<24}  "
                      f"{'ok' if row['ok'] else 'UNMET'}")
     return lines

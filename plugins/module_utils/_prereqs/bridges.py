@@ -28,7 +28,7 @@ def _vlan_ranges(problems: Problems, where: str, entries: t.Any) -> list[tuple[i
             low, high = entry.get("min"), entry.get("max")
         else:
             low = high = entry
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (low, high)):
+        if not (isinstance(low, int) and isinstance(high, int)) or isinstance(low, bool) or isinstance(high, bool):
             problems.error(at, "must be a VLAN id or {min, max} with both bounds")
             continue
         if not (1 <= low <= 4094 and 1 <= high <= 4094):
@@ -48,8 +48,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     problems = Problems("bridges")
     objects: list[dict[str, t.Any]] = []
     ports_in_use: dict[str, str] = {}
-    platform = spec.get("platform", "kubernetes")
-    ovn_nics = set(spec.get("ovn_bridge_nics") or ([] if platform != "openshift" else []))
+    ovn_nics = set(spec.get("ovn_bridge_nics") or [])
     for index, bridge in enumerate(spec.get("bridges") or []):
         objects += _bridge(problems, path("bridges", index), bridge, ports_in_use, ovn_nics)
     hyperconverged: dict[str, t.Any] = {}
@@ -148,7 +147,7 @@ def _nad_name(problems: Problems, where: str, name: t.Any) -> str:
 
 
 def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: list[tuple[int, int]],
-                native: t.Optional[int]) -> t.Optional[dict[str, t.Any]]:
+                native: int | None) -> dict[str, t.Any] | None:
     if not isinstance(nad, dict):
         problems.error(where, "must be a mapping")
         return None
@@ -189,7 +188,7 @@ def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: 
     }
 
 
-def _network(problems: Problems, where: str, text: t.Any) -> t.Optional[ipaddress._BaseNetwork]:
+def _network(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:
     try:
         return ipaddress.ip_network(str(text), strict=False)
     except ValueError:
@@ -198,7 +197,7 @@ def _network(problems: Problems, where: str, text: t.Any) -> t.Optional[ipaddres
 
 
 def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.Any],
-                   spec: t.Mapping[str, t.Any]) -> t.Optional[dict[str, t.Any]]:
+                   spec: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
     name = _nad_name(problems, path(where, "name"), migration.get("name", "migration-net"))
     hco_namespace = spec.get("hco_namespace", "kubevirt-hyperconverged")
     namespace = migration.get("namespace", hco_namespace)
@@ -233,7 +232,7 @@ def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.A
             "spec": {"config": json.dumps(config, separators=(",", ":"))}}
 
 
-def whereabouts_first_address(range_text: str, exclude: t.Sequence[str] = ()) -> t.Optional[str]:
+def whereabouts_first_address(range_text: str, exclude: t.Sequence[str] = ()) -> str | None:
     """The address whereabouts hands out first: lowest free, network/broadcast and excluded ones skipped."""
     if "-" in range_text:
         start_text, _sep, prefix = range_text.partition("-")
@@ -245,10 +244,9 @@ def whereabouts_first_address(range_text: str, exclude: t.Sequence[str] = ()) ->
     excluded = [ipaddress.ip_network(e, strict=False) for e in exclude]
     if network.num_addresses <= 2:
         return None
-    last = network.broadcast_address - 1
-    candidate = max(start, network.network_address + 1)
-    while candidate <= last:
+    address = type(network.network_address)  # keeps IPv6 ranges IPv6 when counting in integers
+    for number in range(max(int(start), int(network.network_address) + 1), int(network.broadcast_address)):
+        candidate = address(number)
         if not any(candidate in e for e in excluded):
             return str(candidate)
-        candidate += 1
     return None

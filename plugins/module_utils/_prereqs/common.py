@@ -47,7 +47,7 @@ class PrerequisiteError(RenderError):
         Exception.__init__(self, f"node prerequisites refused with {len(self.errors)} error(s): {summary}{more}")
 
 
-def path(base: str, *keys: t.Union[str, int]) -> str:
+def path(base: str, *keys: str | int) -> str:
     for key in keys:
         base = join_path(base, key)
     return base

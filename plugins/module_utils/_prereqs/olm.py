@@ -120,7 +120,7 @@ def apply_config(pod: t.Mapping[str, t.Any], config: t.Mapping[str, t.Any]) -> d
     return result
 
 
-def check_descheduler(descheduler: t.Optional[t.Mapping[str, t.Any]]) -> list[str]:
+def check_descheduler(descheduler: t.Mapping[str, t.Any] | None) -> list[str]:
     """Warnings for an installed KubeDescheduler that would evict VMs without live migration in the background."""
     if not descheduler:
         return []
@@ -128,5 +128,5 @@ def check_descheduler(descheduler: t.Optional[t.Mapping[str, t.Any]]) -> list[st
     if customizations.get("devEnableEvictionsInBackground") is True:
         return []
     name = (descheduler.get("metadata") or {}).get("name", "cluster")
-    return [f"KubeDescheduler {name}: set spec.profileCustomizations.devEnableEvictionsInBackground: true so "
-            "VM evictions run as background live migrations instead of failing"]
+    return [(f"KubeDescheduler {name}: set spec.profileCustomizations.devEnableEvictionsInBackground: true so "
+            "VM evictions run as background live migrations instead of failing")]

@@ -38,7 +38,7 @@ def _nic_table(flavour: str) -> dict[str, set[str]]:
 
 
 SUPPORTED_NICS = {flavour: _nic_table(flavour) for flavour in ("upstream", "openshift")}
-FLAVOURS = {
+FLAVOURS: dict[str, dict[str, t.Any]] = {
     "upstream": {"namespace": "sriov-network-operator", "prefix": "openshift.io",
                  "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")},
     # The fork only checks ^[a-zA-Z0-9_]+$; we also apply upstream's boundary and length rules so a name is valid
@@ -51,7 +51,7 @@ MELLANOX_MAX_VFS = 128
 _PF_RANGE = re.compile(r"^(\d+)-(\d+)$")
 
 
-def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, t.Optional[tuple[int, int]], t.Optional[str]]:
+def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, tuple[int, int] | None, str | None]:
     """(pf, (start, end) or None for the whole PF, error message or None)."""
     if "#" not in entry:
         return entry, None, None
@@ -111,7 +111,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 
 
 def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, t.Any], profile: dict[str, t.Any],
-            nics: dict[str, set[str]], accepted: list[tuple[str, dict[str, t.Any]]]) -> t.Optional[dict[str, t.Any]]:
+            nics: dict[str, set[str]], accepted: list[tuple[str, dict[str, t.Any]]]) -> dict[str, t.Any] | None:
     if not isinstance(policy, dict) or not policy.get("name"):
         problems.error(where, "each policy needs a name")
         return None
@@ -295,7 +295,7 @@ def _same_nodes(left: t.Mapping[str, str], right: t.Mapping[str, str]) -> bool:
 
 
 def _network(problems: Problems, where: str, network: t.Any, namespace: str,
-             resource_names: set[t.Any]) -> t.Optional[dict[str, t.Any]]:
+             resource_names: set[t.Any]) -> dict[str, t.Any] | None:
     if not isinstance(network, dict) or not network.get("name"):
         problems.error(where, "each network needs a name")
         return None

@@ -68,7 +68,8 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if pools:
         cr_spec["storagePools"] = [_pool(p) for p in pools]
     else:
-        cr_spec["pathConfig"] = {"path": path_config["path"], "useNamingPrefix": bool(path_config.get("naming_prefix"))}
+        settings: dict[str, t.Any] = path_config or {}  # validated above: set whenever there are no pools
+        cr_spec["pathConfig"] = {"path": settings["path"], "useNamingPrefix": bool(settings.get("naming_prefix"))}
     workload = workload_placement(spec.get("hyperconverged"))
     if workload:
         cr_spec["workload"] = workload
@@ -87,7 +88,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if sum(1 for c in classes if "annotations" in c["metadata"]) > 1:
         problems.error("provisioner.storage_pools", "only one StorageClass can be the cluster default")
         problems.raise_if_any()
-    directories = [p["path"] for p in pools] if pools else [path_config["path"]]
+    directories = [p["path"] for p in pools] if pools else [cr_spec["pathConfig"]["path"]]
     return {"objects": objects + classes, "directories": directories, "warnings": problems.warnings}
 
 
@@ -100,7 +101,7 @@ def _pool(pool: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return entry
 
 
-def workload_placement(hyperconverged: t.Optional[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+def workload_placement(hyperconverged: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     """HPP pods must run where VMs run: the HyperConverged workloads placement (v1beta1 spec.workloads)."""
     placement = (((hyperconverged or {}).get("spec") or {}).get("workloads") or {}).get("nodePlacement") or {}
     return {k: copy.deepcopy(placement[k]) for k in ("nodeSelector", "tolerations", "affinity") if placement.get(k)}

@@ -209,11 +209,11 @@ def kubelet_config() -> dict[str, t.Any]:
 def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activate: bool) -> dict[str, t.Any]:
     """Provisioning and activation as separate units, so swap is back on after every reboot."""
     provision = (
-        "[Unit]\nDescription=Provision the swap file\nConditionPathExists=!{file}\n"
+        f"[Unit]\nDescription=Provision the swap file\nConditionPathExists=!{swap_file}\n"
         "[Service]\nType=oneshot\n"
-        "ExecStart=/bin/sh -c 'fallocate -l {size}M {file} && chmod 600 {file} && mkswap {file}'\n"
+        f"ExecStart=/bin/sh -c 'fallocate -l {size_mib}M {swap_file} && chmod 600 {swap_file} && mkswap {swap_file}'\n"
         "[Install]\nWantedBy=kubelet-dependencies.target\n"
-    ).format(file=swap_file, size=size_mib)
+    )
     units: list[dict[str, t.Any]] = [{"name": "swap-provision.service", "enabled": True, "contents": provision}]
     if activate:
         units.append({"name": "swap-enable.service", "enabled": True, "contents": (

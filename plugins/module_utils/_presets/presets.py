@@ -46,8 +46,8 @@ PRESETS: dict[str, dict[str, t.Any]] = {
 
 
 def expand(name: str, hyperconverged: t.Mapping[str, t.Any], *, rendered: t.Mapping[str, t.Any],
-           local_storage: bool = False, monitor_namespace: t.Optional[str] = None,
-           monitor_account: t.Optional[str] = None) -> dict[str, t.Any]:
+           local_storage: bool = False, monitor_namespace: str | None = None,
+           monitor_account: str | None = None) -> dict[str, t.Any]:
     """The HyperConverged with the preset applied, the extra objects, and what went where.
 
     ``rendered`` maps kind -> operand as the engine renders the HyperConverged without the preset, so only what

@@ -15,6 +15,7 @@ import fnmatch
 import re
 import typing as t
 import uuid
+
 import zoneinfo
 
 from .._hco.golang import quantity_value
@@ -34,7 +35,7 @@ def _domain(vm: t.Mapping[str, t.Any]) -> tuple[dict[str, t.Any], str]:
 
 
 def validate(vm: t.Mapping[str, t.Any], kubevirt: t.Mapping[str, t.Any],
-             architecture: t.Optional[str] = None) -> list[tuple[str, str]]:
+             architecture: str | None = None) -> list[tuple[str, str]]:
     """Every problem as (path, message)."""
     problems: list[tuple[str, str]] = []
     domain, base = _domain(vm)
@@ -57,8 +58,8 @@ def _machine(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], bas
     machine = (domain.get("machine") or {}).get("type")
     allowed = arch_config.get("emulatedMachines") or []
     if machine and allowed and not any(fnmatch.fnmatchcase(machine, pattern) for pattern in allowed):
-        problems.append((f"{base}.machine.type", f"machine type {machine!r} is not allowed on {arch}; the cluster "
-                                                 f"allows {', '.join(allowed)}"))
+        problems.append((f"{base}.machine.type", (f"machine type {machine!r} is not allowed on {arch}; the cluster "
+                                                  f"allows {', '.join(allowed)}")))
 
 
 def _cpu(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], base: str,
@@ -67,8 +68,8 @@ def _cpu(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], base: s
     model = cpu.get("model") or configuration.get("cpuModel")
     obsolete = {name for name, flag in (configuration.get("obsoleteCPUModels") or {}).items() if flag}
     if model and model in obsolete:
-        problems.append((f"{base}.cpu.model", f"CPU model {model} is obsolete on this cluster (the node labeller "
-                                              "never offers it, so the VM would not schedule)"))
+        problems.append((f"{base}.cpu.model", (f"CPU model {model} is obsolete on this cluster (the node labeller "
+                                               "never offers it, so the VM would not schedule)")))
     seen: set[str] = set()
     for index, feature in enumerate(cpu.get("features") or []):
         where = f"{base}.cpu.features[{index}]"
@@ -94,13 +95,13 @@ def _memory(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], base
         return
     where = f"{base}.memory.hugepages.pageSize"
     if page_size not in PAGE_SIZES.get(arch, ()):
-        problems.append((where, f"{page_size} is not a hugepage size on {arch} "
-                                f"({', '.join(PAGE_SIZES.get(arch, ()))})"))
+        problems.append((where, (f"{page_size} is not a hugepage size on {arch} "
+                                 f"({', '.join(PAGE_SIZES.get(arch, ()))})")))
         return
     amount = memory.get("guest") or ((domain.get("resources") or {}).get("requests") or {}).get("memory")
     if amount is None:
-        problems.append((f"{base}.memory.guest", "hugepages need a memory size (memory.guest or "
-                                                 "resources.requests.memory)"))
+        problems.append((f"{base}.memory.guest", ("hugepages need a memory size (memory.guest or "
+                                                  "resources.requests.memory)")))
         return
     size, total = quantity_value(page_size), quantity_value(amount)
     if size > total:
@@ -117,8 +118,8 @@ def _firmware(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], ba
     efi = bootloader.get("efi")
     smm = (domain.get("features") or {}).get("smm")
     if isinstance(efi, dict) and efi.get("secureBoot", True) and isinstance(smm, dict) and smm.get("enabled") is False:
-        problems.append((f"{base}.features.smm.enabled", "EFI secure boot (the default with efi) needs SMM; enable "
-                                                         "it or set efi.secureBoot: false"))
+        problems.append((f"{base}.features.smm.enabled", ("EFI secure boot (the default with efi) needs SMM; enable "
+                                                          "it or set efi.secureBoot: false")))
     if firmware.get("uuid") is not None:
         try:
             uuid.UUID(str(firmware["uuid"]))
@@ -126,8 +127,8 @@ def _firmware(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], ba
             problems.append((f"{base}.firmware.uuid", "must be a UUID (SMBIOS system UUID)"))
     serial = firmware.get("serial")
     if serial is not None and not SERIAL.match(str(serial)):
-        problems.append((f"{base}.firmware.serial", "SMBIOS serial may only contain letters, digits, '_', '.', '+' "
-                                                    "and '-'"))
+        problems.append((f"{base}.firmware.serial", ("SMBIOS serial may only contain letters, digits, '_', '.', '+' "
+                                                     "and '-'")))
 
 
 def _clock(problems: list[tuple[str, str]], domain: t.Mapping[str, t.Any], base: str) -> None:

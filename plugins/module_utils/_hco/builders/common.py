@@ -32,7 +32,7 @@ def new_object(
     name: str,
     component: str,
     namespaced: bool = True,
-    annotations: t.Optional[dict[str, str]] = None,
+    annotations: dict[str, str] | None = None,
 ) -> dict[str, t.Any]:
     metadata: dict[str, t.Any] = {"name": name}
     if namespaced:
@@ -43,7 +43,7 @@ def new_object(
     return {"apiVersion": api_version, "kind": kind, "metadata": metadata}
 
 
-def placement(source: t.Optional[t.Mapping[str, t.Any]], affinity_value_type: bool = False) -> dict[str, t.Any]:
+def placement(source: t.Mapping[str, t.Any] | None, affinity_value_type: bool = False) -> dict[str, t.Any]:
     """Deep copy of ``{nodeSelector, affinity, tolerations}`` with Go omitempty applied."""
     result: dict[str, t.Any] = {}
     source = source or {}

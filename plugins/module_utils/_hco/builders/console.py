@@ -117,7 +117,7 @@ def _deployment(view: HCView, name: str, container: dict[str, t.Any], volumes: l
 
 
 def _container(name: str, image: str, port: int, mounts: list[dict[str, t.Any]],
-               read_only_root: bool, args: t.Optional[list[str]] = None) -> dict[str, t.Any]:
+               read_only_root: bool, args: list[str] | None = None) -> dict[str, t.Any]:
     security: dict[str, t.Any] = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
     if read_only_root:
         security["readOnlyRootFilesystem"] = True

@@ -12,7 +12,7 @@ import typing as t
 try:
     import yaml
 except ImportError:  # pragma: no cover - reported by render() with the install hint
-    yaml = None
+    yaml = None  # type: ignore[assignment]
 
 from ..errors import BuildError
 from ..view import HCView
@@ -151,7 +151,7 @@ def _permitted_host_devices(source: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     return result
 
 
-def _mediated_devices(view: HCView) -> t.Optional[dict[str, t.Any]]:
+def _mediated_devices(view: HCView) -> dict[str, t.Any] | None:
     source = view.spec.get("mediatedDevicesConfiguration")
     mode = view.profile.kubevirt["mdev"]
     if mode == "v1beta1-lists":
@@ -190,7 +190,7 @@ def _mediated_devices(view: HCView) -> t.Optional[dict[str, t.Any]]:
     return result
 
 
-def _rate_limiters(view: HCView) -> t.Optional[dict[str, t.Any]]:
+def _rate_limiters(view: HCView) -> dict[str, t.Any] | None:
     policy = view.spec.get("tuningPolicy")
     high_burst = view.profile.kubevirt["high_burst"]
     if policy == "annotation":
@@ -222,7 +222,7 @@ def _rate_limiters(view: HCView) -> t.Optional[dict[str, t.Any]]:
     return {"restClient": {"rateLimiter": {"tokenBucketRateLimiter": limiter}}}
 
 
-def _architectures(view: HCView) -> t.Optional[dict[str, t.Any]]:
+def _architectures(view: HCView) -> dict[str, t.Any] | None:
     result: dict[str, t.Any] = {}
     for arch, data in view.profile.kubevirt["architectures"].items():
         machine = view.env.get(data["env"])
@@ -240,7 +240,7 @@ def _architectures(view: HCView) -> t.Optional[dict[str, t.Any]]:
     return result or None
 
 
-def _smbios(view: HCView) -> t.Optional[dict[str, t.Any]]:
+def _smbios(view: HCView) -> dict[str, t.Any] | None:
     raw = view.env.get("SMBIOS")
     if not raw:
         return None
@@ -255,7 +255,7 @@ def _smbios(view: HCView) -> t.Optional[dict[str, t.Any]]:
                               if values.get(k) is not None})
 
 
-def _infra(view: HCView) -> t.Optional[dict[str, t.Any]]:
+def _infra(view: HCView) -> dict[str, t.Any] | None:
     placement = view.infra
     facts = view.facts
     multi_node = facts.control_plane_nodes >= view.profile.kubevirt["infra_multi_node_min_cp"]
@@ -309,7 +309,7 @@ def _configuration(view: HCView) -> dict[str, t.Any]:
         if spec.get(source):
             config[target] = spec[source]
     vm_options = spec.get("virtualMachineOptions") or {}
-    options = {k: {} for k in ("disableFreePageReporting", "disableSerialConsoleLog") if vm_options.get(k)}
+    options: dict[str, dict[str, t.Any]] = {k: {} for k in ("disableFreePageReporting", "disableSerialConsoleLog") if vm_options.get(k)}
     if options:
         config["virtualMachineOptions"] = options
     limiter = _rate_limiters(view)

@@ -16,7 +16,7 @@ from . import common
 NAME = "cluster"
 
 
-def _placement_side(source: t.Optional[t.Mapping[str, t.Any]]) -> t.Optional[dict[str, t.Any]]:
+def _placement_side(source: t.Mapping[str, t.Any] | None) -> dict[str, t.Any] | None:
     if not source or not (source.get("nodeSelector") or source.get("affinity") or source.get("tolerations")):
         return None
     return common.placement(source, affinity_value_type=True)

@@ -7,7 +7,11 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.golang import (
-    canonical_quantity, format_duration, normalize_duration, parse_duration)
+    canonical_quantity,
+    format_duration,
+    normalize_duration,
+    parse_duration,
+)
 
 
 @pytest.mark.parametrize(("text", "expected"), [

@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import copy
+import typing as t
 
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
-HC = {
+HC: dict[str, t.Any] = {
     "apiVersion": "hco.kubevirt.io/v1beta1",
     "kind": "HyperConverged",
     "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},

@@ -26,15 +26,15 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
 
 
 class Script(http.server.BaseHTTPRequestHandler):
-    responses: list[tuple[int, dict[str, t.Any], dict[str, str]]] = []
-    seen: list[tuple[str, str, t.Optional[str]]] = []
+    replies: t.ClassVar[list[tuple[int, dict[str, t.Any], dict[str, str]]]] = []
+    seen: t.ClassVar[list[tuple[str, str, str | None]]] = []
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
         type(self).seen.append((self.command, self.path, self.headers.get("Authorization")))
-        status, body, headers = type(self).responses.pop(0)
+        status, body, headers = type(self).replies.pop(0)
         data = json.dumps(body).encode()
         self.send_response(status)
         for key, value in headers.items():
@@ -55,7 +55,7 @@ def scripted():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Script)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    Script.responses, Script.seen = [], []
+    Script.replies, Script.seen = [], []
     yield server
     server.shutdown()
 
@@ -71,8 +71,8 @@ def status(code: int, message: str = "", **details: t.Any) -> tuple[int, dict[st
 
 
 def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
-    Script.responses = [(429, {"message": "slow down"}, {"Retry-After": "2"}), status(503), status(500),
-                        (200, {"kind": "ConfigMap"}, {})]
+    Script.replies = [(429, {"message": "slow down"}, {"Retry-After": "2"}), status(503), status(500),
+                      (200, {"kind": "ConfigMap"}, {})]
     connection, slept = connect(scripted)
     assert connection.request("GET", "/api/v1/namespaces/x/configmaps/y") == {"kind": "ConfigMap"}
     assert slept == [2.0, 1.0, 2.0]
@@ -81,7 +81,7 @@ def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
 
 
 def test_gives_up_after_the_retry_budget(scripted):
-    Script.responses = [status(503, "busy")] * 3
+    Script.replies = [status(503, "busy")] * 3
     connection, slept = connect(scripted, retries=2)
     with pytest.raises(KubeError) as failure:
         connection.request("GET", "/api")
@@ -90,9 +90,9 @@ def test_gives_up_after_the_retry_budget(scripted):
 
 
 def test_resource_version_conflicts_are_retried_but_apply_conflicts_are_not(scripted):
-    Script.responses = [status(409, "the object has been modified"), (200, {}, {}),
-                        status(409, "Apply failed with 1 conflict",
-                               causes=[{"type": "FieldManagerConflict", "field": ".spec.x"}])]
+    Script.replies = [status(409, "the object has been modified"), (200, {}, {}),
+                      status(409, "Apply failed with 1 conflict",
+                             causes=[{"type": "FieldManagerConflict", "field": ".spec.x"}])]
     connection = connect(scripted)[0]
     assert connection.request("PATCH", "/a", body={}) == {}
     with pytest.raises(KubeError) as failure:
@@ -102,8 +102,8 @@ def test_resource_version_conflicts_are_retried_but_apply_conflicts_are_not(scri
 
 
 def test_forbidden_is_reported_as_user_verb_resource_namespace(scripted):
-    Script.responses = [status(403, 'kubevirts.kubevirt.io "kubevirt" is forbidden: User "ci" cannot patch resource '
-                                    '"kubevirts" in API group "kubevirt.io" in the namespace "kubevirt"')]
+    Script.replies = [status(403, 'kubevirts.kubevirt.io "kubevirt" is forbidden: User "ci" cannot patch resource '
+                             '"kubevirts" in API group "kubevirt.io" in the namespace "kubevirt"')]
     connection, slept = connect(scripted)
     with pytest.raises(KubeError) as failure:
         connection.request("PATCH", "/apis/kubevirt.io/v1/namespaces/kubevirt/kubevirts/kubevirt", body={})
@@ -132,7 +132,7 @@ def test_unreachable_server_is_a_clear_error_after_retries():
 
 
 def test_dry_runs_are_not_counted_as_writes(scripted):
-    Script.responses = [(200, {}, {}), (200, {}, {})]
+    Script.replies = [(200, {}, {}), (200, {}, {})]
     connection = connect(scripted)[0]
     connection.request("PATCH", "/a", query={"dryRun": "All"}, body={})
     connection.request("PATCH", "/a", body={})

@@ -3,13 +3,14 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
-import yaml
+import typing as t
 
 import vectors
+import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import openapi
 
-SCHEMA = {
+SCHEMA: dict[str, t.Any] = {
     "type": "object",
     "required": ["metadata", "spec"],
     "properties": {

@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import WaitFailed, WaitSpec, wait_for_all
@@ -32,4 +34,5 @@ def test_jsonpath_success_failure_and_kubectl_braces():
 
 def test_a_bad_expression_fails_before_any_request():
     with pytest.raises(WaitFailed, match="invalid jsonpath"):
-        wait_for_all(None, None, [WaitSpec("v1", "X", "x", jsonpath="{.status[}")], timeout=1)
+        no_server: t.Any = None  # any request would fail on None
+        wait_for_all(no_server, no_server, [WaitSpec("v1", "X", "x", jsonpath="{.status[}")], timeout=1)

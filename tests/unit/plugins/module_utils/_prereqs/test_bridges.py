@@ -45,8 +45,8 @@ def test_vlan_and_port_rules():  # NN-08, NN-09, NN-13, NN-14
     ]})
     assert ("bridges[0].vlans[1]", "overlaps VLANs 150-150") in problems
     assert ("bridges[0].policy_name", "must be at most 63 characters in label-value format") in problems
-    assert ("bridges[1].ports", "port eno2 is already a port of bridge br1 (an interface can belong to one controller "
-                                "only)") in problems
+    assert ("bridges[1].ports", ("port eno2 is already a port of bridge br1 (an interface can belong to one controller "
+                                 "only)")) in problems
     assert ("bridges[1].node_selector.role", "value 'bad value!' is not a valid label value") in problems
 
 

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import olm
@@ -12,8 +14,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 
 T1 = {"key": "a", "operator": "Exists"}
 T2 = {"key": "b", "operator": "Exists"}
-NODE_AFFINITY = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}
-ANTI = {"preferredDuringSchedulingIgnoredDuringExecution": []}
+NODE_AFFINITY: dict[str, t.Any] = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}
+ANTI: dict[str, t.Any] = {"preferredDuringSchedulingIgnoredDuringExecution": []}
 
 
 @pytest.mark.parametrize("pod, config, expected", [

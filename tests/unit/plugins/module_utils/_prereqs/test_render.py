@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
-import pytest
+import typing as t
 
+import pytest
 import schema_check
 import vectors
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
 
@@ -48,7 +50,7 @@ def test_every_object_validates_against_its_crd():
 
 
 def test_problems_of_every_section_are_reported_together():
-    bad = dict(FULL)
+    bad: dict[str, t.Any] = dict(FULL)
     bad["swap"] = {"overcommit_percent": 150, "mechanism": "wasp-agent", "swap_behavior": "LimitedSwap"}
     bad["platform"] = "kubernetes"
     bad["version"] = "1.31"

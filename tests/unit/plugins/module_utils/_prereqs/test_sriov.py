@@ -56,13 +56,13 @@ def test_ib_link_type_sets_rdma_unless_vfio():  # SR-05, SR-06
 @pytest.mark.parametrize("changes, expected", [
     ({"numVfs": 65}, ("policies[0].numVfs", "numVfs(65) exceed the maximum allowed value(64) interface(ens803f0)")),
     ({"isRdma": True}, ("policies[0].isRdma", "RDMA mode is not supported with deviceType vfio-pci")),
-    ({"nicSelector": {}}, ("policies[0].nicSelector", "at least one of vendor, deviceID, pfNames, rootDevices or "
-                                                      "netFilter must be set")),
+    ({"nicSelector": {}}, ("policies[0].nicSelector", ("at least one of vendor, deviceID, pfNames, rootDevices or "
+                                                       "netFilter must be set"))),
     ({"nicSelector": {"pfNames": ["ens803f1#0-8"]}},
      ("policies[0].nicSelector.pfNames[0]", "end range exceeds the maximum VF index (7) in PF name ens803f1#0-8")),
     ({"nicSelector": {"pfNames": ["ens803f1#5-2"]}},
-     ("policies[0].nicSelector.pfNames[0]", "end range shall not be smaller than start range in PF name "
-                                            "ens803f1#5-2")),
+     ("policies[0].nicSelector.pfNames[0]", ("end range shall not be smaller than start range in PF name "
+                                             "ens803f1#5-2"))),
     ({"nicSelector": {"pfNames": ["ens803f1#a-3"]}},
      ("policies[0].nicSelector.pfNames[0]", "start range is incorrect in PF name ens803f1#a-3")),
     ({"nicSelector": {"pfNames": ["ens803f1#1#2"]}},
@@ -73,10 +73,10 @@ def test_ib_link_type_sets_rdma_unless_vfio():  # SR-05, SR-06
     ({"mtu": 0}, ("policies[0].mtu", "must be within 1-9216")),                                            # SR-25
     ({"vdpaType": "virtio"}, ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),
     ({"bridge": {"ovs": {}}, "eSwitchMode": "legacy"},
-     ("policies[0].bridge", "software bridge management requires eSwitchMode switchdev and is incompatible with "
-                            "externallyManaged")),
-    ({"nodeSelector": {"missing": "label"}}, ("policies[0].nodeSelector", "no matched node is selected by the "
-                                                                          "nodeSelector")),                # SR-29
+     ("policies[0].bridge", ("software bridge management requires eSwitchMode switchdev and is incompatible with "
+                             "externallyManaged"))),
+    ({"nodeSelector": {"missing": "label"}}, ("policies[0].nodeSelector", ("no matched node is selected by the "
+                                                                           "nodeSelector"))),                # SR-29
 ])
 def test_static_and_dynamic_rules(changes, expected):
     assert expected in errors_of(spec(policy(**changes)))

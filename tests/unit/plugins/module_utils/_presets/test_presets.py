@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
+import vectors
 import yaml
 
-import vectors
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.openapi import validate_custom_resource
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -34,7 +34,7 @@ def test_kkp_render_mode_output_matches_the_guide():
     kubevirt = next(o for o in after.operands if o["kind"] == "KubeVirt")
     cdi = next(o for o in after.operands if o["kind"] == "CDI")
     gates = kubevirt["spec"]["configuration"]["developerConfiguration"]["featureGates"]
-    assert KKP_GATES <= set(gates) and len(gates) == len(set(gates))
+    assert set(gates) >= KKP_GATES and len(gates) == len(set(gates))
     assert "HonorWaitForFirstConsumer" in cdi["spec"]["config"]["featureGates"]
     assert (kubevirt["spec"]["monitorNamespace"], kubevirt["spec"]["monitorAccount"]) == ("monitoring",
                                                                                           "prometheus-k8s")
@@ -83,8 +83,8 @@ def test_bad_instance_types_are_reported_with_paths():
         ("instancetypes[0].cpus", "must be an integer of at least 1"),
         ("instancetypes[1].name", "must be a DNS subdomain name"),
         ("instancetypes[1].memory", "'lots' is not a positive memory quantity"),
-        ("preferences[0].preferred_topology", "must be one of preferSockets, preferCores, preferThreads, "
-                                              "preferSpread, preferAny"),
+        ("preferences[0].preferred_topology", ("must be one of preferSockets, preferCores, preferThreads, "
+                                               "preferSpread, preferAny")),
     }
 
 

@@ -6,28 +6,31 @@
 from __future__ import annotations
 
 import copy
+import typing as t
 
 import pytest
+import vectors
 import yaml
 
-import vectors
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.vm_hardware import validate
 
 KUBEVIRT = next(o for o in render(hyperconverged=yaml.safe_load((vectors.ROOT / "examples" / "hyperconverged.yml")
                                                                 .read_text()), release="1.20").operands
                 if o["kind"] == "KubeVirt")
-GOOD = {"apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm"},
-        "spec": {"template": {"spec": {"domain": {
-            "machine": {"type": "pc-q35-rhel9.4.0"},
-            "cpu": {"model": "Skylake-Server", "features": [{"name": "pcid", "policy": "require"}]},
-            "memory": {"guest": "4Gi", "hugepages": {"pageSize": "2Mi"}},
-            "firmware": {"bootloader": {"efi": {"secureBoot": True}}, "uuid": "5d307ca9-b3ef-428c-8861-06e72d69f223",
-                         "serial": "SN-12345"},
-            "features": {"smm": {"enabled": True}},
-            "clock": {"timezone": "Europe/Berlin"},
-            "devices": {"inputs": [{"name": "tablet", "type": "tablet", "bus": "virtio"}]},
-        }}}}}
+GOOD: dict[str, t.Any] = {
+    "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm"},
+    "spec": {"template": {"spec": {"domain": {
+        "machine": {"type": "pc-q35-rhel9.4.0"},
+        "cpu": {"model": "Skylake-Server", "features": [{"name": "pcid", "policy": "require"}]},
+        "memory": {"guest": "4Gi", "hugepages": {"pageSize": "2Mi"}},
+        "firmware": {"bootloader": {"efi": {"secureBoot": True}}, "uuid": "5d307ca9-b3ef-428c-8861-06e72d69f223",
+                     "serial": "SN-12345"},
+        "features": {"smm": {"enabled": True}},
+        "clock": {"timezone": "Europe/Berlin"},
+        "devices": {"inputs": [{"name": "tablet", "type": "tablet", "bus": "virtio"}]},
+    }}}},
+}
 D = "spec.template.spec.domain"
 
 
