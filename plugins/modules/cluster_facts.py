@@ -77,6 +77,13 @@ served:
   description: C(apiVersion/kind) -> whether the server serves it, for O(kinds).
   returned: success
   type: dict
+resources:
+  description:
+    - C(apiVersion/kind) -> C({resource, namespaced}) as discovery reports it, for the served O(kinds).
+    - The resource (plural) name is what RBAC rules need, see the C(virtinfra.hyperconverged.automation_account) role.
+  returned: success
+  type: dict
+  sample: {"kubevirt.io/v1/KubeVirt": {"resource": "kubevirts", "namespaced": true}}
 requests:
   description: HTTP requests made.
   returned: always

@@ -23,15 +23,31 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message.strip())
 
 
-@pytest.fixture(scope="session")
-def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+def _control_plane(tmp_path_factory: pytest.TempPathFactory) -> ControlPlane:
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:
         bindir = build()
     except subprocess.CalledProcessError as exc:
         _unavailable(f"building the control plane failed ({exc})")
-    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
+    return ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    plane = _control_plane(tmp_path_factory)
+    try:
+        plane.start()
+        plane.install_crds()
+        yield plane
+    finally:
+        plane.stop()
+
+
+@pytest.fixture(scope="module")
+def empty_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    """A second API server with nothing but the CRDs, for tests that must start from an empty cluster."""
+    plane = _control_plane(tmp_path_factory)
     try:
         plane.start()
         plane.install_crds()

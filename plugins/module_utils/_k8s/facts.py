@@ -50,4 +50,7 @@ def cluster_facts(connection: Connection, kinds: t.Sequence[tuple[str, str]] = (
         },
         "served": {f"{api_version}/{kind}": discovery.find(api_version, kind) is not None
                    for api_version, kind in kinds},
+        "resources": {f"{api_version}/{kind}": {"resource": found.plural, "namespaced": found.namespaced}
+                      for api_version, kind in kinds
+                      for found in [discovery.find(api_version, kind)] if found is not None},
     }

@@ -1,0 +1,113 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+name: automation_rbac
+short_description: Least-privilege ServiceAccount, ClusterRole and binding for the automation account
+version_added: 0.1.0
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
+description:
+  - Turns the kinds a run writes and reads into RBAC rules that grant exactly the verbs the collection sends.
+  - Written kinds get C(create), C(get), C(list), C(patch) (server-side apply, its dry run, drift and ownership
+    lists) and C(delete) when O(delete) is true (prune and C(state=absent)).
+  - Read kinds get C(get) and C(list). HyperConverged, Deployment (HCO detection) and CustomResourceDefinition (the
+    schemas custom resources are validated against) are always read.
+  - The rules are cluster-wide because the apply module lists each kind across namespaces to find what it owns.
+options:
+  _input:
+    description: Objects or C({apiVersion, kind}) entries the run writes.
+    type: list
+    elements: dict
+    required: true
+  read:
+    description: Objects or C({apiVersion, kind}) entries the run only reads (for example operands in HCO mode).
+    type: list
+    elements: dict
+    default: []
+  resources:
+    description:
+      - C(apiVersion/kind) -> C({resource}), the RV(virtinfra.hyperconverged.cluster_facts#module:resources) of
+        M(virtinfra.hyperconverged.cluster_facts). Kinds missing here get the default plural and are listed in
+        RV(_value.guessed).
+    type: dict
+    default: {}
+  name:
+    description: Name of the ServiceAccount, ClusterRole and ClusterRoleBinding.
+    type: str
+    default: virtinfra-hyperconverged
+  namespace:
+    description: Namespace of the ServiceAccount.
+    type: str
+    default: virtinfra-automation
+  delete:
+    description: Grant C(delete) on written kinds.
+    type: bool
+    default: true
+"""
+
+EXAMPLES = r"""
+- name: RBAC for a run that writes these manifests
+  ansible.builtin.set_fact:
+    account: >-
+      {{ manifests | virtinfra.hyperconverged.automation_rbac(resources=facts.resources, delete=false) }}
+"""
+
+RETURN = r"""
+_value:
+  description: The objects and what they grant.
+  type: dict
+  contains:
+    objects:
+      description: Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding.
+      type: list
+      elements: dict
+    rules:
+      description: The ClusterRole rules.
+      type: list
+      elements: dict
+    guessed:
+      description: Kinds whose resource name was not served and was derived from the kind.
+      type: list
+      elements: str
+    written:
+      description: C(apiVersion/kind) of the written kinds.
+      type: list
+      elements: str
+    read:
+      description: C(apiVersion/kind) of the read-only kinds.
+      type: list
+      elements: str
+    kinds:
+      description: Every kind involved as C({apiVersion, kind}), ready for the O(virtinfra.hyperconverged.cluster_facts#module:kinds)
+        option of M(virtinfra.hyperconverged.cluster_facts).
+      type: list
+      elements: dict
+"""
+
+import typing as t
+
+from ansible.errors import AnsibleFilterError
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import RbacError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import automation_rbac as compute
+
+
+def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, name: str = "virtinfra-hyperconverged",
+                    namespace: str = "virtinfra-automation", delete: bool = True) -> dict[str, t.Any]:
+    if not isinstance(written, (list, tuple)) or not isinstance(read, (list, tuple)):
+        raise AnsibleFilterError("automation_rbac: the input and read= must be lists of objects or {apiVersion, kind}")
+    if resources is not None and not isinstance(resources, dict):
+        raise AnsibleFilterError("automation_rbac: resources= must be the cluster_facts resources mapping")
+    try:
+        return compute(written, read, resources, name=name, namespace=namespace, delete=bool(delete))
+    except RbacError as exc:
+        raise AnsibleFilterError(f"automation_rbac: {exc}") from exc
+
+
+class FilterModule:
+    def filters(self) -> dict[str, t.Callable[..., t.Any]]:
+        return {"automation_rbac": automation_rbac}

@@ -1,0 +1,80 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The least-privilege automation account on an empty real API server: the site converges with its token alone,
+and anything outside its rules is refused by the server."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+from test_hyperconverged_role import recap_changed
+from test_render_playbook import ROOT, run_playbook
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, ApplyFailed, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
+
+INVENTORY = ("-i", str(ROOT / "examples" / "inventory" / "hosts.yml"), "-i", "localhost,", "--limit", "localhost",
+             "-e", f"ansible_python_interpreter={sys.executable}", "-e", "site_platform_version=1.34",
+             "-e", "site_mode=standalone")
+ACCOUNT, NAMESPACE = "virtinfra-hyperconverged", "virtinfra-automation"
+
+
+@pytest.fixture(scope="module")
+def account_kubeconfig(empty_control_plane, tmp_path_factory):
+    plane = empty_control_plane
+    created = run_playbook(ROOT / "playbooks" / "automation_account.yml", *INVENTORY,
+                           "-e", f"site_admin_kubeconfig={plane.kubeconfig}")
+    assert created.returncode == 0, created.stdout + created.stderr
+    token = plane.kubectl_run("create", "token", ACCOUNT, "-n", NAMESPACE, "--duration=1h").stdout.strip()
+    config = json.loads(plane.kubeconfig.read_text(encoding="utf-8"))
+    config["users"] = [{"name": "automation", "user": {"token": token}}]
+    config["contexts"] = [{"name": "automation", "context": {"cluster": "harness", "user": "automation"}}]
+    config["current-context"] = "automation"
+    path = tmp_path_factory.mktemp("automation") / "kubeconfig"
+    path.write_text(json.dumps(config), encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
+def cluster_role(plane):
+    return json.loads(plane.kubectl_run("get", "clusterrole", ACCOUNT, "-o", "json").stdout)
+
+
+def test_rules_name_each_resource_and_verb(empty_control_plane, account_kubeconfig):
+    del account_kubeconfig
+    rules = cluster_role(empty_control_plane)["rules"]
+    flat = {(group, resource): tuple(rule["verbs"]) for rule in rules for group in rule["apiGroups"]
+            for resource in rule["resources"]}
+    assert all("*" not in g + r and "*" not in v for (g, r), v in flat.items()), rules
+    assert flat[("kubevirt.io", "kubevirts")] == ("create", "delete", "get", "list", "patch")
+    assert flat[("nmstate.io", "nodenetworkconfigurationpolicies")] == ("create", "delete", "get", "list", "patch")
+    assert flat[("apiextensions.k8s.io", "customresourcedefinitions")] == ("get", "list")
+    assert ("", "secrets") not in flat and ("rbac.authorization.k8s.io", "clusterroles") not in flat
+
+
+def test_site_converges_with_the_account_token_alone(empty_control_plane, account_kubeconfig):
+    site = ROOT / "playbooks" / "site.yml"
+    first = run_playbook(site, *INVENTORY, "-e", f"site_kubeconfig={account_kubeconfig}")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "0 prerequisite and 0 KubeVirt" not in first.stdout
+    kubevirt = empty_control_plane.kubectl_run("get", "kubevirts", "-A", "-o", "name").stdout
+    assert "kubevirt" in kubevirt
+    again = run_playbook(site, *INVENTORY, "-e", f"site_kubeconfig={account_kubeconfig}")
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+
+
+def test_a_write_outside_the_rules_is_refused(empty_control_plane, account_kubeconfig):
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "probe", "namespace": "default"},
+              "stringData": {"k": "v"}}
+    with pytest.raises((ApplyFailed, KubeError)) as refused:
+        Applier(Connection(kubeconfig=str(account_kubeconfig)), Options(apply_set="probe")).run([secret])
+    assert "cannot" in str(refused.value) and "secrets" in str(refused.value)
+    escalate = empty_control_plane.kubectl_run(
+        f"--token={json.loads(account_kubeconfig.read_text())['users'][0]['user']['token']}",
+        "create", "clusterrolebinding", "escalate", "--clusterrole=cluster-admin",
+        f"--serviceaccount={NAMESPACE}:{ACCOUNT}", check=False)
+    assert escalate.returncode != 0 and "forbidden" in escalate.stderr.lower()
+    assert empty_control_plane.kubectl_run("get", "secret", "probe", "-n", "default", check=False).returncode != 0
