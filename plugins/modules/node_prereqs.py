@@ -60,7 +60,7 @@ options:
       - Keys C(platform) (C(kubernetes) or C(openshift)), C(version) (Kubernetes or OpenShift MAJOR.MINOR),
         C(nodes) (inventory, each C({name, labels, memory, disk_free, cgroup, runtime})), C(hco_namespace),
         C(hyperconverged) (for placement), and the sections C(swap), C(networking), C(sriov), C(storage), C(olm).
-      - See the collection's C(docs/node-prereqs.md) for every key of every section.
+      - See the collection's guides (C(docs/docsite/rst/guide_*.rst)) for every key of every section.
     type: dict
     required: true
   create_namespaces:
