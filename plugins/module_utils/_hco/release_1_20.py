@@ -226,6 +226,9 @@ PROFILE = ReleaseProfile(
             "147a0a9fbd8169bdf150242d8a7aaf4587634bf30e588639a0f854777aba62d1"),
         # HCO pins a digest of wasp-agent v1.2.2 (WASP_AGENT_VERSION); the full digest was not available to us.
         "WASP_AGENT_IMAGE": "quay.io/openshift-virtualization/wasp-agent:v1.2.2",
+        # AIE webhook: the digest in the 1.20.0 CSV we could read (a later revision than the profile's commit).
+        "AIE_WEBHOOK_IMAGE": (
+            "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d"),
         "NETWORK_RESOURCES_INJECTOR_IMAGE": (
             "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:"
             "737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"),

@@ -19,7 +19,20 @@ except ImportError:  # pragma: no cover
     yaml = None  # type: ignore[assignment]
 
 from . import golden_images, patches
-from .builders import aaq, cdi, console, file_restore, kubevirt, migration, network_addons, network_resources_injector, priority_class, ssp, wasp_agent
+from .builders import (
+    aaq,
+    aie_webhook,
+    cdi,
+    console,
+    file_restore,
+    kubevirt,
+    migration,
+    network_addons,
+    network_resources_injector,
+    priority_class,
+    ssp,
+    wasp_agent,
+)
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
 from .errors import BuildError, FieldError, RenderError
@@ -282,6 +295,8 @@ def render(
             attempt("wasp_agent", lambda: wasp_agent.build(view))
         if "network_resources_injector" in profile.operands and network_resources_injector.enabled(view):
             attempt("network_resources_injector", lambda: network_resources_injector.build(view))
+        if "aie_webhook" in profile.operands and aie_webhook.enabled(view):
+            attempt("aie_webhook", lambda: aie_webhook.build(view))
     if not facts.is_openshift:
         built.pop("ssp", None)
 
