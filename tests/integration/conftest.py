@@ -23,34 +23,28 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message.strip())
 
 
-def _control_plane(tmp_path_factory: pytest.TempPathFactory) -> ControlPlane:
+def _running_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:
         bindir = build()
     except subprocess.CalledProcessError as exc:
         _unavailable(f"building the control plane failed ({exc})")
-    return ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
-
-
-@pytest.fixture(scope="session")
-def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
-    plane = _control_plane(tmp_path_factory)
+    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
     try:
         plane.start()
         plane.install_crds()
         yield plane
     finally:
         plane.stop()
+
+
+@pytest.fixture(scope="session")
+def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    yield from _running_control_plane(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def empty_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A second API server with nothing but the CRDs, for tests that must start from an empty cluster."""
-    plane = _control_plane(tmp_path_factory)
-    try:
-        plane.start()
-        plane.install_crds()
-        yield plane
-    finally:
-        plane.stop()
+    yield from _running_control_plane(tmp_path_factory)

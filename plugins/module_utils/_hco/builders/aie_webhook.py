@@ -56,13 +56,7 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
                   {"containerPort": 8081, "name": "health", "protocol": "TCP"}],
         "readinessProbe": _probe("/readyz"),
         "resources": {"limits": {"cpu": "200m", "memory": "128Mi"}, "requests": {"cpu": "100m", "memory": "64Mi"}},
-        "securityContext": {
-            "allowPrivilegeEscalation": False,
-            "capabilities": {"drop": ["ALL"]},
-            "readOnlyRootFilesystem": True,
-            "runAsNonRoot": True,
-            "seccompProfile": {"type": "RuntimeDefault"},
-        },
+        "securityContext": common.restricted_security_context(),
         "volumeMounts": [{"mountPath": CERT_PATH, "name": "tls-cert", "readOnly": True}],
     }
     if not container["image"]:

@@ -15,6 +15,17 @@ from ..view import HCView
 APP_LABEL = "kubevirt-hyperconverged"
 
 
+def restricted_security_context() -> dict[str, t.Any]:
+    """The container securityContext HCO gives its webhook Deployments (restricted pod security)."""
+    return {
+        "allowPrivilegeEscalation": False,
+        "capabilities": {"drop": ["ALL"]},
+        "readOnlyRootFilesystem": True,
+        "runAsNonRoot": True,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+
+
 def labels(view: HCView, component: str) -> dict[str, str]:
     return {
         "app": APP_LABEL,
