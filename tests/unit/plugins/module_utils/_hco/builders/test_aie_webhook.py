@@ -32,8 +32,8 @@ def test_annotation_true_deploys_the_webhook_and_its_config_map(platform):
     objects = aie(platform=platform)
     assert set(objects) == {"Deployment", "ConfigMap"}
     deployment, config_map = objects["Deployment"], objects["ConfigMap"]
-    assert (deployment["metadata"]["name"], config_map["metadata"]["name"]) == ("kubevirt-aie-webhook",
-                                                                               "kubevirt-aie-launcher-config")
+    names = (deployment["metadata"]["name"], config_map["metadata"]["name"])
+    assert names == ("kubevirt-aie-webhook", "kubevirt-aie-launcher-config")
     assert config_map["metadata"]["namespace"] == "kubevirt-hyperconverged"
     assert config_map["data"] == {"config.yaml": "rules:\n"}
     spec = deployment["spec"]
