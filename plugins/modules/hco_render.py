@@ -92,6 +92,11 @@ options:
         description: The OpenShift cluster base domain (KubeSecondaryDNS domain).
         type: str
         default: ""
+      monitoring:
+        description:
+          - Whether the cluster has the PrometheusRule and ServiceMonitor CRDs (HCO deploys the observability
+            controller only then). Default is true on OpenShift, false on plain Kubernetes.
+        type: bool
   environment:
     description: The operator's environment, as the CSV sets it unless overridden here.
     type: dict

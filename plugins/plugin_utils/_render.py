@@ -22,6 +22,7 @@ ARGUMENT_SPEC: dict[str, t.Any] = {
             "nodes": {"type": "list", "elements": "dict"},
             "apiserver_tls_profile": {"type": "dict"},
             "base_domain": {"type": "str", "default": ""},
+            "monitoring": {"type": "bool"},
         },
     },
     "environment": {

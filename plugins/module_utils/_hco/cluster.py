@@ -83,6 +83,8 @@ class ClusterFacts:
     control_plane_architectures: tuple[str, ...]
     default_architecture: str
     apiserver_tls_profile: t.Mapping[str, t.Any] | None
+    # PrometheusRule and ServiceMonitor CRDs present (OpenShift ships them; plain Kubernetes usually does not).
+    monitoring: bool = False
 
     @property
     def is_openshift(self) -> bool:
@@ -111,6 +113,7 @@ def derive_facts(
     namespace: str,
     base_domain: str,
     apiserver_tls_profile: t.Mapping[str, t.Any] | None,
+    monitoring: bool | None = None,
 ) -> ClusterFacts:
     """Count roles and collect architectures as HCO's node watcher does."""
     workers = control_planes = arbiters = 0
@@ -155,4 +158,5 @@ def derive_facts(
         control_plane_architectures=cp_sorted,
         default_architecture=default_arch,
         apiserver_tls_profile=apiserver_tls_profile,
+        monitoring=platform == "openshift" if monitoring is None else bool(monitoring),
     )

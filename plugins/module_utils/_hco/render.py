@@ -29,6 +29,7 @@ from .builders import (
     migration,
     network_addons,
     network_resources_injector,
+    observability_controller,
     priority_class,
     ssp,
     wasp_agent,
@@ -51,7 +52,7 @@ TAINTED = "TaintedConfiguration"
 KIND_ORDER = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
               "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap")
 ENVIRONMENT_KEYS = ("kvm_emulation", "smbios", "machine_types", "version", "variables")
-CLUSTER_KEYS = ("platform", "namespace", "nodes", "apiserver_tls_profile", "base_domain")
+CLUSTER_KEYS = ("platform", "namespace", "nodes", "apiserver_tls_profile", "base_domain", "monitoring")
 
 
 @dataclasses.dataclass
@@ -250,7 +251,8 @@ def render(
         except BuildError as exc:
             build_errors.append(exc)
     facts = derive_facts(nodes, (spec.get("workloads") or {}).get("nodePlacement"), platform, namespace,
-                         str(cluster.get("base_domain") or ""), cluster.get("apiserver_tls_profile"))
+                         str(cluster.get("base_domain") or ""), cluster.get("apiserver_tls_profile"),
+                         cluster.get("monitoring"))
     status.setdefault("dataImportSchedule", _schedule(namespace, NAME))
     view = HCView(profile=profile, name=NAME, namespace=namespace, annotations=dict(annotations), spec=spec,
                   status=status, facts=facts, env=env, v1=v1,
@@ -297,6 +299,8 @@ def render(
             attempt("network_resources_injector", lambda: network_resources_injector.build(view))
         if "aie_webhook" in profile.operands and aie_webhook.enabled(view):
             attempt("aie_webhook", lambda: aie_webhook.build(view))
+        if "observability_controller" in profile.operands and observability_controller.enabled(view):
+            attempt("observability_controller", lambda: observability_controller.build(view))
     if not facts.is_openshift:
         built.pop("ssp", None)
 

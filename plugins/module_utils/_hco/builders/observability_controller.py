@@ -1,0 +1,100 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The virt-observability-controller Deployment (v1 gate ``deployObservabilityController``).
+
+HCO creates it only when the gate is on (a v1-only setting, carried on v1beta1 by the ``hco.kubevirt.io/v1-only-fields``
+annotation), its image variable is set and monitoring is available (PrometheusRule and ServiceMonitor CRDs). Only the
+Deployment depends on the HyperConverged (TLS profile, v1 ``observability`` allow-lists); its ServiceAccount and RBAC
+are fixed. PRIVATE.
+"""
+
+from __future__ import annotations
+
+import typing as t
+
+from ..tls import source_ciphers
+from ..view import HCView
+from . import common
+
+NAME = "virt-observability-controller"
+# HCO's monitoring component label; not visible in the sources we could read for this Deployment (see the guide).
+COMPONENT = "monitoring"
+IMAGE_VARIABLE = "OBSERVABILITY_CONTROLLER_IMAGE"
+GATE = "deployObservabilityController"
+# v1 ``observability`` list field -> controller flag, in the order the flags are added.
+ALLOWLISTS = (("allowedMetrics", "--metrics-allowlist"), ("allowedAlerts", "--alerts-allowlist"),
+              ("allowedRecordingRules", "--recording-rules-allowlist"))
+
+
+def enabled(view: HCView) -> bool:
+    return bool(view.profile.v1_hub and view.gate(GATE) and view.env.get(IMAGE_VARIABLE) and view.facts.monitoring)
+
+
+def _tls_args(view: HCView) -> list[str]:
+    kind = view.tls_profile.get("type", "")
+    args = [f"--tls-security-profile={kind}"]
+    if kind == "Custom":
+        ciphers, minimum = source_ciphers(view.tls_profile, view.profile.tls)
+        if minimum:
+            args.append(f"--tls-min-version={minimum}")
+        if ciphers:
+            args.append("--tls-cipher-suites=" + ",".join(ciphers))  # OpenSSL names, as the profile gives them
+    return args
+
+
+def _allowlist_args(view: HCView) -> list[str]:
+    observability: dict[str, t.Any] = view.v1.observability if isinstance(view.v1.observability, dict) else {}
+    workloads: dict[str, t.Any] = observability.get("workloads") or {}
+    if not isinstance(workloads, dict):
+        workloads = {}
+    args = []
+    for field, flag in ALLOWLISTS:
+        values = workloads.get(field) or observability.get(field) or []
+        if values:
+            args.append(f"{flag}={','.join(str(v) for v in values)}")
+    return args
+
+
+def build(view: HCView) -> list[dict[str, t.Any]]:
+    deployment = common.new_object(view, "apps/v1", "Deployment", NAME, COMPONENT)
+    container: dict[str, t.Any] = {
+        "args": ["--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081",
+                 "--leader-elect=false", *_tls_args(view), *_allowlist_args(view)],
+        "env": [
+            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                 "fieldPath": "metadata.namespace"}}},
+            {"name": "POD_SERVICE_ACCOUNT", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                       "fieldPath": "spec.serviceAccountName"}}},
+        ],
+        "image": view.env.get(IMAGE_VARIABLE),
+        "imagePullPolicy": "IfNotPresent",
+        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081, "scheme": "HTTP"},
+                          "initialDelaySeconds": 15, "periodSeconds": 20},
+        "name": "manager",
+        "ports": [{"containerPort": 8443, "name": "metrics", "protocol": "TCP"},
+                  {"containerPort": 8081, "name": "health", "protocol": "TCP"}],
+        "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081, "scheme": "HTTP"},
+                           "initialDelaySeconds": 5, "periodSeconds": 10},
+        "resources": {"limits": {"memory": "128Mi"}, "requests": {"cpu": "10m", "memory": "64Mi"}},
+        "securityContext": common.restricted_security_context(),
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+    }
+    deployment["spec"] = {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": common.APP_LABEL, "app.kubernetes.io/component": COMPONENT,
+                                     "name": NAME}},
+        "strategy": {},
+        "template": {
+            "metadata": {"labels": {**common.labels(view, COMPONENT), "name": NAME}},
+            "spec": {
+                "containers": [container],
+                "priorityClassName": "system-cluster-critical",
+                "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+                "serviceAccountName": NAME,
+                "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+            },
+        },
+    }
+    return [deployment]
