@@ -28,10 +28,13 @@ class ActionModule(ControllerAction):
         result: dict[str, t.Any] = {
             "objects": (with_namespaces(rendered["objects"], [args["spec"].get("hco_namespace", "")])
                         if args["create_namespaces"] else rendered["objects"]),
+            "delete_first": rendered["delete_first"],
             "hyperconverged": rendered["hyperconverged"],
             "swap": {k: v for k, v in (sections.get("swap") or {}).items() if k not in ("objects", "warnings")},
             "generated_nads": (sections.get("sriov") or {}).get("generated_nads", []),
             "storage_directories": (sections.get("storage") or {}).get("directories", []),
+            "network_rollout": (sections.get("networking") or {}).get("rollout", []),
+            "storage_pool_claims": (sections.get("storage") or {}).get("pool_claims", []),
             "msg": f"computed {len(rendered['objects'])} objects",
         }
         if rendered["warnings"]:

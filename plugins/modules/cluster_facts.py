@@ -46,6 +46,24 @@ options:
         description: Kind.
         type: str
         required: true
+  read:
+    description:
+      - Kinds whose objects to list (all namespaces), each C({apiVersion, kind}); RV(objects) holds them. A kind the
+        server does not serve gives an empty list. Secrets are refused.
+      - The node-prerequisites role reads the NodeNetworkConfigurationPolicies this way, so that a policy still
+        in progress is not changed and a policy whose C(capture) changes is recreated.
+    type: list
+    elements: dict
+    default: []
+    suboptions:
+      apiVersion:
+        description: API version.
+        type: str
+        required: true
+      kind:
+        description: Kind.
+        type: str
+        required: true
 extends_documentation_fragment:
   - virtinfra.hyperconverged.k8s_auth
 seealso:
@@ -84,6 +102,11 @@ resources:
   returned: success
   type: dict
   sample: {"kubevirt.io/v1/KubeVirt": {"resource": "kubevirts", "namespaced": true}}
+objects:
+  description: C(apiVersion/kind) -> list of objects (without managedFields), for O(read).
+  returned: success
+  type: dict
+  sample: {"nmstate.io/v1/NodeNetworkConfigurationPolicy": []}
 requests:
   description: HTTP requests made.
   returned: always
@@ -107,6 +130,8 @@ def main() -> None:
     argument_spec = dict(
         kinds=dict(type="list", elements="dict", default=[], options=dict(
             apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
+        read=dict(type="list", elements="dict", default=[], options=dict(
+            apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
         **AUTH_ARGUMENT_SPEC,
     )
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
@@ -115,7 +140,8 @@ def main() -> None:
     connection = None
     try:
         connection = connect(module.params)
-        facts = cluster_facts(connection, [(k["apiVersion"], k["kind"]) for k in module.params["kinds"]])
+        facts = cluster_facts(connection, [(k["apiVersion"], k["kind"]) for k in module.params["kinds"]],
+                              [(k["apiVersion"], k["kind"]) for k in module.params["read"]])
     except KubeError as exc:
         module.fail_json(msg=str(exc), status=exc.status, requests=connection.request_count if connection else 0)
     module.exit_json(changed=False, requests=connection.request_count if connection else 0, **facts)

@@ -58,7 +58,8 @@ options:
   spec:
     description:
       - Keys C(platform) (C(kubernetes) or C(openshift)), C(version) (Kubernetes or OpenShift MAJOR.MINOR),
-        C(nodes) (inventory, each C({name, labels, memory, disk_free, cgroup, runtime})), C(hco_namespace),
+        C(nodes) (inventory, each C({name, labels, memory, disk_free, cgroup, runtime, nics, network_manager,
+        iommu, cpu_vendor})), C(hco_namespace),
         C(hyperconverged) (for placement), and the sections C(swap), C(networking), C(sriov), C(storage), C(olm).
       - See the collection's guides (C(docs/docsite/rst/guide_*.rst)) for every key of every section.
     type: dict
@@ -108,6 +109,18 @@ objects:
   returned: success
   type: list
   elements: dict
+delete_first:
+  description:
+    - Objects to delete before applying, because the cluster refuses to change them in place (an NNCP whose
+      C(capture) changes) or an upgrade replaces them (wasp-agent 1.0 leftovers). Deleting a missing object is a no-op.
+  returned: success
+  type: list
+  elements: dict
+network_rollout:
+  description: Per NNCP, C({policy, matching_nodes, nodes_at_once}) from the node inventory and C(maxUnavailable).
+  returned: success
+  type: list
+  elements: dict
 hyperconverged:
   description: Merge patch for the HyperConverged (overcommit percentage, migration network, autopilot annotation).
   returned: success
@@ -126,6 +139,12 @@ storage_directories:
   returned: success
   type: list
   elements: str
+storage_pool_claims:
+  description: The PVCs the hostpath-provisioner operator creates for C(pvc_template) pools, one per node, each
+    C({pool, node, name, storage, mount}).
+  returned: success
+  type: list
+  elements: dict
 errors:
   description: Every problem, each C({path, message, stage}).
   returned: failure

@@ -96,3 +96,44 @@ def test_role_twice_then_bad_input_changes_nothing(tmp_path, control_plane):
                   "sriov.policies[0].nicSelector.vendor"):
         assert field in failed.stdout, field
     assert server_writes(control_plane, mark) == []
+
+
+def set_available_reason(control_plane, policy: str, reason: str) -> None:
+    status = {"status": {"conditions": [{"type": "Available", "status": "Unknown", "reason": reason,
+                                         "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}
+    control_plane.kubectl_run("patch", "nncp", policy, "--subresource=status", "--type=merge", "-p",
+                              json.dumps(status))
+
+
+def nncp(control_plane, policy: str) -> dict:
+    return json.loads(control_plane.kubectl_run("get", "nncp", policy, "-o", "json").stdout)
+
+
+def test_nmstate_update_rules_on_the_cluster(tmp_path, control_plane):  # NN-15, NN-16 through the role
+    bridge = {"name": "brupd", "ports": ["eno7"], "policy_name": "upd-brupd"}
+    first = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [bridge]}}))
+    assert first.returncode == 0, first.stdout + first.stderr
+    created = nncp(control_plane, "upd-brupd")["metadata"]["uid"]
+
+    # NN-15: while nmstate reports the policy progressing, a change is refused and nothing is written.
+    set_available_reason(control_plane, "upd-brupd", "ConfigurationProgressing")
+    mark = control_plane.audit_offset()
+    refused = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [dict(bridge, mtu=9000)]}}))
+    assert refused.returncode != 0
+    assert "networking.bridges[0]" in refused.stdout and "still in progress" in refused.stdout
+    assert server_writes(control_plane, mark) == []
+
+    # NN-16: once settled, a changed capture deletes the policy and creates it again (nmstate refuses the update).
+    set_available_reason(control_plane, "upd-brupd", "SuccessfullyConfigured")
+    recreated = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [
+        dict(bridge, carries_node_ip=True)]}}))
+    assert recreated.returncode == 0, recreated.stdout + recreated.stderr
+    after = nncp(control_plane, "upd-brupd")
+    assert after["metadata"]["uid"] != created
+    assert "base-iface" in after["spec"]["capture"]
+    set_available_reason(control_plane, "upd-brupd", "SuccessfullyConfigured")
+    mark = control_plane.audit_offset()
+    again = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [
+        dict(bridge, carries_node_ip=True)]}}))
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert server_writes(control_plane, mark) == []

@@ -8,15 +8,31 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import json
+import math
+import re
 import typing as t
 
-from .common import DNS_LABEL, LABEL_VALUE, Problems, check_label_map, path
+from .common import DNS_LABEL, LABEL_VALUE, Problems, check_label_map, path, selector_matches, version_tuple
 
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
 BRIDGE_RESOURCE_PREFIX = "bridge.network.kubevirt.io/"
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
+NNCP_API_VERSION = "nmstate.io/v1"
+# NodeNetworkState and NodeNetworkConfigurationEnactment are served as v1beta1 only (nmstate.io/v1 is not).
+NODE_NETWORK_STATE_API_VERSION = "nmstate.io/v1beta1"
+INTERFACE_TYPES = frozenset((
+    "bond", "linux-bridge", "dummy", "ethernet", "hsr", "loopback", "mac-vlan", "mac-vtap", "ovs-bridge",
+    "ovs-interface", "veth", "vlan", "vrf", "vxlan", "infiniband", "macsec", "ipsec", "xfrm", "ipvlan", "unknown"))
+INTERFACE_STATES = frozenset(("up", "down", "absent"))
+STP_RANGES = {"hello-time": (1, 10), "forward-delay": (2, 30), "max-age": (6, 40)}
+DEFAULT_MAX_UNAVAILABLE = "50%"
+# The bridge CNI accepts vlan together with vlanTrunk (vlan = the trunk port's PVID) from plugins v1.8.0.
+BRIDGE_CNI_VLAN_WITH_TRUNK = (1, 8)
+_PERCENT = re.compile(r"^(\d{1,3})%$")
+_DNS_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
 
 
 def _vlan_ranges(problems: Problems, where: str, entries: t.Any) -> list[tuple[int, int]]:
@@ -44,13 +60,32 @@ def _vlan_ranges(problems: Problems, where: str, entries: t.Any) -> list[tuple[i
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    """Bridges (NNCPs + bridge NADs) and the optional live-migration network (macvlan + whereabouts NAD)."""
+    """Bridges (NNCPs + bridge NADs), hand-written NNCPs, the NMState probe setting and the optional live-migration
+    network (macvlan + whereabouts NAD); every nmstate rule is checked before anything is returned."""
     problems = Problems("bridges")
     objects: list[dict[str, t.Any]] = []
+    policies: list[tuple[str, dict[str, t.Any], list[tuple[str, str]]]] = []  # (where, NNCP, (NIC, where) ports)
     ports_in_use: dict[str, str] = {}
     ovn_nics = set(spec.get("ovn_bridge_nics") or [])
+    version_text = spec.get("bridge_cni_version")
+    cni_version = version_tuple(version_text, "bridge_cni_version", problems) if version_text else None
     for index, bridge in enumerate(spec.get("bridges") or []):
-        objects += _bridge(problems, path("bridges", index), bridge, ports_in_use, ovn_nics)
+        where = path("bridges", index)
+        built, nics = _bridge(problems, where, bridge, ports_in_use, ovn_nics, spec, cni_version)
+        if built:
+            policies.append((where, built[0], nics))
+            objects += built
+    for index, policy in enumerate(spec.get("policies") or []):
+        where = path("policies", index)
+        checked = _raw_policy(problems, where, policy, ports_in_use)
+        if checked:
+            policies.append((where, checked[0], checked[1]))
+            objects.append(checked[0])
+    rollout = _check_nodes(problems, spec, policies)
+    recreate = _check_updates(problems, spec.get("existing_policies"), policies)
+    nmstate = _nmstate(problems, spec)
+    if nmstate:
+        objects.insert(0, nmstate)
     hyperconverged: dict[str, t.Any] = {}
     migration = spec.get("migration_network")
     if migration:
@@ -59,14 +94,41 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             objects.append(nad)
             hyperconverged = {"spec": {"liveMigrationConfig": {"network": nad["metadata"]["name"]}}}
     problems.raise_if_any()
-    return {"objects": objects, "hyperconverged": hyperconverged, "warnings": problems.warnings}
+    return {"objects": objects, "hyperconverged": hyperconverged, "warnings": problems.warnings,
+            "rollout": rollout, "recreate": recreate,
+            "delete_first": [{"apiVersion": NNCP_API_VERSION, "kind": "NodeNetworkConfigurationPolicy",
+                              "metadata": {"name": name}} for name in recreate]}
 
 
-def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[str, str],
-            ovn_nics: set[str]) -> list[dict[str, t.Any]]:
+def scaled_max_unavailable(value: t.Any, matching_nodes: int) -> int:
+    """Nodes nmstate configures at once: an int, or a percentage of the matching nodes rounded up; never below 1."""
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not an integer or a percentage")
+    if isinstance(value, int):
+        count = value
+    else:
+        match = _PERCENT.match(str(value))
+        if not match:
+            raise ValueError(f"{value!r} is not an integer or a percentage")
+        count = math.ceil(matching_nodes * int(match.group(1)) / 100)
+    return max(count, 1)
+
+
+def _max_unavailable(problems: Problems, where: str, value: t.Any) -> None:
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            problems.error(where, "must not be negative")
+        return
+    match = _PERCENT.match(str(value)) if isinstance(value, str) else None
+    if not match or int(match.group(1)) > 100:
+        problems.error(where, f"{value!r} must be a node count or a percentage such as \"50%\"")
+
+
+def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[str, str], ovn_nics: set[str],
+            spec: t.Mapping[str, t.Any], cni_version: tuple[int, int] | None) -> tuple[list[dict[str, t.Any]], list[tuple[str, str]]]:
     if not isinstance(bridge, dict):
         problems.error(where, "must be a mapping")
-        return []
+        return [], []
     name = bridge.get("name")
     if not isinstance(name, str) or not 1 <= len(name) <= 15:
         problems.error(path(where, "name"), "a Linux interface name of 1-15 characters is required")
@@ -74,6 +136,9 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
     policy_name = bridge.get("policy_name", f"{name}-policy")
     if len(policy_name) > 63 or not LABEL_VALUE.match(policy_name):
         problems.error(path(where, "policy_name"), "must be at most 63 characters in label-value format")
+    state = bridge.get("state", "present")
+    if state not in ("present", "absent"):
+        problems.error(path(where, "state"), "must be present or absent")
     ports = bridge.get("ports") or []
     if not ports or not all(isinstance(p, str) and p for p in ports):
         problems.error(path(where, "ports"), "list the NIC(s) to attach")
@@ -96,9 +161,28 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
     mtu = bridge.get("mtu")
     if mtu is not None and (not isinstance(mtu, int) or not 1280 <= mtu <= 9216):
         problems.error(path(where, "mtu"), "must be within 1280-9216 (IPv6 needs at least 1280)")
+    stp = _stp_options(problems, path(where, "stp"), bridge.get("stp", False))
     carries_ip = bool(bridge.get("carries_node_ip"))
     if carries_ip and len(ports) != 1:
         problems.error(path(where, "ports"), "a bridge that takes over the node IP needs exactly one port")
+    policy_spec: dict[str, t.Any] = {"nodeSelector": selector}
+    if "max_unavailable" in bridge:
+        _max_unavailable(problems, path(where, "max_unavailable"), bridge["max_unavailable"])
+        policy_spec["maxUnavailable"] = bridge["max_unavailable"]
+    nics = [(port, path(where, "ports")) for port in ports]
+    if state == "absent":
+        # Deleting an NNCP never reverts it: removal is a policy that sets the bridge absent (and, for a bridge that
+        # held the node IP, gives the address back to the NIC in the same policy).
+        interfaces: list[dict[str, t.Any]] = [{"name": name, "type": "linux-bridge", "state": "absent"}]
+        if carries_ip and ports:
+            interfaces.append({"name": ports[0], "type": "ethernet", "state": "up",
+                               "ipv4": {"enabled": True, "dhcp": True}})
+        if bridge.get("networks"):
+            problems.error(path(where, "networks"), "a bridge being removed cannot carry networks")
+        policy_spec["desiredState"] = {"interfaces": interfaces}
+        problems.warn(f"{where}: keep policy {policy_name} (state absent) until every node reports it Available; "
+                      "deleting it earlier leaves the bridge on the nodes")
+        return [_nncp(policy_name, policy_spec)], nics
     interface: dict[str, t.Any] = {"name": name, "type": "linux-bridge", "state": "up"}
     port_entries = []
     for port in ports:
@@ -111,33 +195,311 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
                 vlan["tag"] = native
             entry["vlan"] = vlan
         port_entries.append(entry)
-    interface["bridge"] = {"options": {"stp": {"enabled": bool(bridge.get("stp", False))}}, "port": port_entries}
+    interface["bridge"] = {"options": {"stp": stp}, "port": port_entries}
     if mtu is not None:
         interface["mtu"] = mtu
-    spec: dict[str, t.Any] = {"nodeSelector": selector}
     if carries_ip:
         # Keep the node's address: same MAC (same DHCP lease), DHCP on the bridge, NIC attached without IP.
-        spec["capture"] = {
+        policy_spec["capture"] = {
             "default-gw": 'routes.running.destination=="0.0.0.0/0"',
             "base-iface": 'interfaces.name==capture.default-gw.routes.running.0.next-hop-interface',
         }
-        interface["mac-address"] = "{{ capture.base-iface.interfaces.0.mac-address }}"
+        if bridge.get("copy_mac", True):
+            interface["mac-address"] = "{{ capture.base-iface.interfaces.0.mac-address }}"
+        else:
+            problems.warn(f"{where}: copy_mac is false: the bridge gets its own MAC, DHCP may hand out another "
+                          "address, the connectivity probes fail and nmstate rolls back (up to 480 s)")
         interface["ipv4"] = {"enabled": True, "dhcp": True}
         interface["ipv6"] = {"enabled": False}
         if bridge.get("static_ip"):
             problems.error(path(where, "static_ip"), "static node addresses must be moved by hand-written policy; "
                                                      "carries_node_ip supports DHCP nodes only")
+        nics = []  # the port is resolved on each node from its default route
     else:
         interface["ipv4"] = {"enabled": False}
         interface["ipv6"] = {"enabled": False}
-    spec["desiredState"] = {"interfaces": [interface]}
-    objects = [{"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
-                "metadata": {"name": policy_name}, "spec": spec}]
+    policy_spec["desiredState"] = {"interfaces": [interface]}
+    objects = [_nncp(policy_name, policy_spec)]
     for nad_index, nad in enumerate(bridge.get("networks") or []):
-        built = _bridge_nad(problems, path(where, "networks", nad_index), nad, name, trunk, native)
+        built = _bridge_nad(problems, path(where, "networks", nad_index), nad, name, trunk, native, cni_version)
         if built:
             objects.append(built)
-    return objects
+    if bridge.get("networks") and not selector_covers_all(selector, spec.get("nodes")):
+        problems.warn(f"{where}: bridge {name} exists only on the nodes its node_selector matches; the NADs keep "
+                      f"the {RESOURCE_NAME_ANNOTATION} annotation so VMs are scheduled only there")
+    return objects, nics
+
+
+def selector_covers_all(selector: t.Mapping[str, str], nodes: t.Any) -> bool:
+    """True when every inventory node (that is not a control-plane-only node) matches the selector."""
+    if not isinstance(nodes, list) or not nodes:
+        return False
+    return all(selector_matches(selector, n.get("labels") or {}) for n in nodes if isinstance(n, dict))
+
+
+def _nncp(name: str, spec: dict[str, t.Any]) -> dict[str, t.Any]:
+    return {"apiVersion": NNCP_API_VERSION, "kind": "NodeNetworkConfigurationPolicy", "metadata": {"name": name},
+            "spec": spec}
+
+
+def _stp_options(problems: Problems, where: str, stp: t.Any) -> dict[str, t.Any]:
+    """``stp`` is a bool, or {enabled, hello_time, forward_delay, max_age, priority} in nmstate's ranges."""
+    if isinstance(stp, bool):
+        return {"enabled": stp}
+    if not isinstance(stp, dict):
+        problems.error(where, "must be true, false or a mapping of STP options")
+        return {"enabled": False}
+    options: dict[str, t.Any] = {"enabled": bool(stp.get("enabled", True))}
+    for key, value in stp.items():
+        nm_key = str(key).replace("_", "-")
+        if key == "enabled":
+            continue
+        if nm_key not in (*STP_RANGES, "priority"):
+            problems.error(path(where, str(key)), "unknown STP option (hello_time, forward_delay, max_age, priority)")
+            continue
+        options[nm_key] = value
+    _check_stp(problems, where, options, naming=lambda k: k.replace("-", "_"))
+    return options
+
+
+def _check_stp(problems: Problems, where: str, stp: t.Mapping[str, t.Any],
+               naming: t.Callable[[str], str] = str) -> None:
+    for key, (low, high) in STP_RANGES.items():
+        if key in stp:
+            value = stp[key]
+            if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+                problems.error(path(where, naming(key)), f"{value!r} is not in range [{low},{high}]")
+    priority = stp.get("priority")
+    if priority is not None and (not isinstance(priority, int) or not 0 <= priority <= 65535):
+        problems.error(path(where, "priority"), "must be within 0-65535")
+
+
+def _raw_policy(problems: Problems, where: str, policy: t.Any,
+                ports_in_use: dict[str, str]) -> tuple[dict[str, t.Any], list[tuple[str, str]]] | None:
+    """A hand-written NNCP (bonds, static addresses, ...): admission rules and nmstate's own rules."""
+    if not isinstance(policy, dict):
+        problems.error(where, "must be a NodeNetworkConfigurationPolicy mapping")
+        return None
+    if (policy.get("apiVersion"), policy.get("kind")) != (NNCP_API_VERSION, "NodeNetworkConfigurationPolicy"):
+        problems.error(where, f"must have apiVersion {NNCP_API_VERSION} and kind NodeNetworkConfigurationPolicy")
+    name = (policy.get("metadata") or {}).get("name")
+    if not isinstance(name, str) or not name or len(name) > 63 or not LABEL_VALUE.match(name):
+        problems.error(path(where, "metadata", "name"), "must be at most 63 characters in label-value format")
+    spec = policy.get("spec")
+    if not isinstance(spec, dict):
+        problems.error(path(where, "spec"), "must be a mapping")
+        return None
+    unknown = sorted(set(spec) - {"nodeSelector", "desiredState", "capture", "maxUnavailable"})
+    for key in unknown:
+        problems.error(path(where, "spec", key), "unknown field (nodeSelector, desiredState, capture, maxUnavailable)")
+    check_label_map(problems, path(where, "spec", "nodeSelector"), spec.get("nodeSelector"))
+    if "maxUnavailable" in spec:
+        _max_unavailable(problems, path(where, "spec", "maxUnavailable"), spec["maxUnavailable"])
+    capture = spec.get("capture") or {}
+    if not isinstance(capture, dict) or not all(isinstance(v, str) for v in capture.values()):
+        problems.error(path(where, "spec", "capture"), "must map capture names to nmpolicy expressions")
+    nics = check_desired_state(problems, path(where, "spec", "desiredState"), spec.get("desiredState"), ports_in_use)
+    return copy.deepcopy(policy), nics
+
+
+def check_desired_state(problems: Problems, where: str, desired: t.Any,
+                        ports_in_use: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """nmstate's rules for interfaces: types and states, linux-bridge STP ranges, port VLAN modes, the default
+    PVID, one controller per port, no IP on a port. Returns the ports that must be NICs on the nodes."""
+    ports_in_use = {} if ports_in_use is None else ports_in_use
+    interfaces = desired.get("interfaces") if isinstance(desired, dict) else None
+    if not isinstance(interfaces, list) or not interfaces:
+        problems.error(path(where, "interfaces"), "list at least one interface")
+        return []
+    defined: set[str] = set()
+    ip_enabled: dict[str, str] = {}
+    ports: list[tuple[str, str, str]] = []  # (port, controller, where)
+    for index, interface in enumerate(interfaces):
+        at = path(where, "interfaces", index)
+        if not isinstance(interface, dict) or not isinstance(interface.get("name"), str):
+            problems.error(at, "each interface needs a name")
+            continue
+        name = interface["name"]
+        defined.add(name)
+        kind = interface.get("type")
+        if kind is not None and kind not in INTERFACE_TYPES:
+            problems.error(path(at, "type"), f"unknown interface type {kind!r}")
+        if interface.get("state", "up") not in INTERFACE_STATES:
+            problems.error(path(at, "state"), "must be up, down or absent")
+        for family in ("ipv4", "ipv6"):
+            if isinstance(interface.get(family), dict) and interface[family].get("enabled"):
+                ip_enabled[name] = path(at, family, "enabled")
+        mtu = interface.get("mtu")
+        if isinstance(mtu, int) and mtu < 1280 and name in ip_enabled and (interface.get("ipv6") or {}).get("enabled"):
+            problems.error(path(at, "mtu"), "IPv6 needs an MTU of at least 1280")
+        if kind == "linux-bridge" and interface.get("state", "up") != "absent":
+            ports += _check_linux_bridge(problems, at, name, interface.get("bridge") or {})
+        elif kind == "bond":
+            aggregation = interface.get("link-aggregation") or {}
+            for port_index, port in enumerate(aggregation.get("port") or aggregation.get("ports") or []):
+                ports.append((str(port), name, path(at, "link-aggregation", "port", port_index)))
+    nics = []
+    for port, controller, at in ports:
+        owner = ports_in_use.get(port)
+        if owner is not None and owner != controller:
+            problems.error(at, f"Port {port} is overbooked by two controllers: {owner} and {controller}")
+        ports_in_use[port] = controller
+        if port in ip_enabled:
+            problems.error(ip_enabled[port], f"{port} cannot have IP enabled while attached to controller "
+                                             f"{controller}")
+        if port not in defined and "{{" not in port:
+            nics.append((port, at))
+    return nics
+
+
+def _check_linux_bridge(problems: Problems, where: str, name: str,
+                        bridge: t.Mapping[str, t.Any]) -> list[tuple[str, str, str]]:
+    options = bridge.get("options") or {}
+    _check_stp(problems, path(where, "bridge", "options", "stp"), options.get("stp") or {})
+    if "group-forward-mask" in options and "group-fwd-mask" in options \
+            and options["group-forward-mask"] != options["group-fwd-mask"]:
+        problems.error(path(where, "bridge", "options"), "group-forward-mask and its alias group-fwd-mask differ")
+    port_list = bridge.get("port") or []
+    filtering = any(isinstance(p, dict) and p.get("vlan") for p in port_list)
+    pvid = options.get("vlan-default-pvid")
+    if pvid not in (None, 1) and not filtering:
+        problems.error(path(where, "bridge", "options", "vlan-default-pvid"),
+                       f"a default PVID of {pvid} needs VLAN filtering (a port with vlan configuration)")
+    ports = []
+    for index, port in enumerate(port_list):
+        at = path(where, "bridge", "port", index)
+        if not isinstance(port, dict) or not isinstance(port.get("name"), str):
+            problems.error(at, "each port needs a name")
+            continue
+        ports.append((port["name"], name, at))
+        if port.get("vlan"):
+            _check_port_vlan(problems, path(at, "vlan"), port["vlan"])
+    return ports
+
+
+def _check_port_vlan(problems: Problems, where: str, vlan: t.Any) -> None:
+    if not isinstance(vlan, dict):
+        problems.error(where, "must be a mapping")
+        return
+    mode = vlan.get("mode", "access")
+    tags = vlan.get("trunk-tags")
+    tag = vlan.get("tag")
+    if mode not in ("trunk", "access"):
+        problems.error(path(where, "mode"), "must be trunk or access")
+    elif mode == "trunk":
+        if not tags:
+            problems.error(path(where, "trunk-tags"), "trunk mode needs trunk-tags")
+        if tag and not vlan.get("enable-native"):
+            problems.error(path(where, "tag"), "a tag in trunk mode needs enable-native: true")
+    else:
+        if vlan.get("enable-native"):
+            problems.error(path(where, "enable-native"), "enable-native is not allowed in access mode")
+        if tags:
+            problems.error(path(where, "trunk-tags"), "access mode cannot have trunk-tags")
+    if tag is not None and (not isinstance(tag, int) or isinstance(tag, bool) or not 0 <= tag <= 4094):
+        problems.error(path(where, "tag"), "must be a VLAN id within 0-4094")
+    entries = []
+    for index, entry in enumerate(tags or []):
+        if isinstance(entry, dict) and "id" in entry:
+            entries.append(entry["id"])
+        elif isinstance(entry, dict) and isinstance(entry.get("id-range"), dict):
+            entries.append({"min": entry["id-range"].get("min"), "max": entry["id-range"].get("max")})
+        else:
+            problems.error(path(where, "trunk-tags", index), "must be {id: N} or {id-range: {min, max}}")
+            entries.append({"min": None, "max": None})
+    if tags:
+        _vlan_ranges(problems, path(where, "trunk-tags"), entries)
+
+
+def _check_nodes(problems: Problems, spec: t.Mapping[str, t.Any],
+                 policies: list[tuple[str, dict[str, t.Any], list[tuple[str, str]]]]) -> list[dict[str, t.Any]]:
+    """Against the node inventory: NICs that must exist, NetworkManager on the nodes, and the rollout width."""
+    nodes = spec.get("nodes")
+    if not isinstance(nodes, list):
+        return []
+    rollout = []
+    without_network_manager: dict[int, str] = {}
+    for where, nncp, nics in policies:
+        policy_spec = nncp["spec"]
+        name = nncp["metadata"]["name"]
+        selector = policy_spec.get("nodeSelector") or {}
+        matching = [(i, n) for i, n in enumerate(nodes)
+                    if isinstance(n, dict) and selector_matches(selector, n.get("labels") or {})]
+        if not matching:
+            problems.warn(f"{where}: policy {name} matches none of the given nodes: nmstate marks it Ignored "
+                          "(NoMatchingNode) and configures nothing")
+        for index, node in matching:
+            if node.get("network_manager") is False:
+                without_network_manager[index] = str(node.get("name"))
+            known = node.get("nics")
+            if known is None:
+                continue
+            for nic, at in nics:
+                if nic not in known:
+                    problems.error(at, f"{nic} does not exist on node {node.get('name')}: the enactment would fail "
+                                       "(FailedToConfigure) and the policy turn Degraded")
+        limit = policy_spec.get("maxUnavailable", DEFAULT_MAX_UNAVAILABLE)
+        try:
+            at_once = scaled_max_unavailable(limit, len(matching))
+        except ValueError:
+            continue  # reported by the policy's own check
+        rollout.append({"policy": name, "matching_nodes": len(matching), "nodes_at_once": at_once})
+    for index, name in sorted(without_network_manager.items()):
+        problems.error(path("nodes", index, "network_manager"),
+                       f"node {name} does not run NetworkManager: kubernetes-nmstate configures the host through it "
+                       "(systemd-networkd alone is not supported)")
+    return rollout
+
+
+def available_reason(policy: t.Mapping[str, t.Any]) -> str:
+    """Reason of the policy's Available condition ("" while nmstate has not reported yet)."""
+    for condition in (policy.get("status") or {}).get("conditions") or []:
+        if condition.get("type") == "Available":
+            return str(condition.get("reason") or "")
+    return ""
+
+
+def _check_updates(problems: Problems, existing: t.Any,
+                   policies: list[tuple[str, dict[str, t.Any], list[tuple[str, str]]]]) -> list[str]:
+    """nmstate's update rules against the policies on the cluster: no spec change while a policy is progressing;
+    ``capture`` cannot change at all, so such a policy is deleted and created again (returned names)."""
+    live_by_name = {(p.get("metadata") or {}).get("name"): p for p in existing or [] if isinstance(p, dict)}
+    recreate = []
+    for where, nncp, _nics in policies:
+        name = nncp["metadata"]["name"]
+        live = live_by_name.get(name)
+        if live is None:
+            continue
+        live_spec = live.get("spec") or {}
+        desired_spec = nncp["spec"]
+        # Keys we do not set may carry server defaults: compare what we set, and capture in any case.
+        keys = {*desired_spec, "capture"}
+        if all(live_spec.get(k) == desired_spec.get(k) for k in keys):
+            continue
+        reason = available_reason(live)
+        if reason in ("", "ConfigurationProgressing"):
+            problems.error(where, f"policy {name} is still in progress (Available reason "
+                                  f"{reason or 'not reported yet'}): wait until it is Available or Degraded")
+        elif (live_spec.get("capture") or {}) != (desired_spec.get("capture") or {}):
+            recreate.append(name)
+            problems.warn(f"{where}: the capture of policy {name} changes, which nmstate refuses on update: the "
+                          "policy is deleted and created again")
+    return recreate
+
+
+def _nmstate(problems: Problems, spec: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
+    """The NMState singleton, when the DNS probe host must change (disconnected sites)."""
+    host = spec.get("dns_probe_host")
+    if host is None:
+        if spec.get("disconnected"):
+            problems.warn("disconnected: the DNS probe (root-servers.net) does not pass before the change, so nmstate "
+                          "skips it; set dns_probe_host to a name the site's DNS resolves to keep that safety net")
+        return None
+    if not isinstance(host, str) or not _DNS_NAME.match(host):
+        problems.error("dns_probe_host", f"{host!r} is not a DNS name")
+        return None
+    return {"apiVersion": "nmstate.io/v1", "kind": "NMState", "metadata": {"name": spec.get("nmstate_name", "nmstate")},
+            "spec": {"probeConfiguration": {"dns": {"host": host}}}}
 
 
 def _nad_name(problems: Problems, where: str, name: t.Any) -> str:
@@ -147,7 +509,7 @@ def _nad_name(problems: Problems, where: str, name: t.Any) -> str:
 
 
 def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: list[tuple[int, int]],
-                native: int | None) -> dict[str, t.Any] | None:
+                native: int | None, cni_version: tuple[int, int] | None) -> dict[str, t.Any] | None:
     if not isinstance(nad, dict):
         problems.error(where, "must be a mapping")
         return None
@@ -155,20 +517,27 @@ def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: 
     namespace = nad.get("namespace")
     if not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
         problems.error(path(where, "namespace"), "a namespace is required")
+    # ``bridge`` is always written: without it the plugin would create and use an unconnected cni0.
     config: dict[str, t.Any] = {"cniVersion": "0.3.1", "name": name, "type": nad.get("cni_type", "bridge"),
                                 "bridge": bridge}
     vlan = nad.get("vlan")
     if vlan is not None:
         if not isinstance(vlan, int) or isinstance(vlan, bool) or not 0 <= vlan <= 4094:
             problems.error(path(where, "vlan"), "must be within 0-4094")
-        elif vlan and not any(low <= vlan <= high for low, high in trunk) and vlan != native:
+        elif vlan and not _trunked(vlan, trunk, native):
             problems.error(path(where, "vlan"), f"VLAN {vlan} is not trunked on the bridge uplink (add it to the "
                                                 "bridge's vlans), so tagged traffic would be dropped")
         else:
             config["vlan"] = vlan
     if nad.get("vlan_trunk"):
-        problems.error(path(where, "vlan_trunk"), "trunked VM ports depend on the bridge CNI version on the nodes "
-                                                  "(changed in plugins v1.8.0); not generated")
+        vm_trunk = _nad_trunk(problems, path(where, "vlan_trunk"), nad["vlan_trunk"], trunk, native)
+        if cni_version is None:
+            problems.error(path(where, "vlan_trunk"), "set bridge_cni_version (the containernetworking plugins "
+                                                      "version on the nodes): trunk ports changed in v1.8.0")
+        elif vlan and cni_version < BRIDGE_CNI_VLAN_WITH_TRUNK:
+            problems.error(path(where, "vlan_trunk"), "vlan and vlan_trunk are mutually exclusive before bridge "
+                                                      "CNI v1.8.0")
+        config["vlanTrunk"] = vm_trunk
     config["preserveDefaultVlan"] = False  # explicit: the plugin default changed in v1.8.0
     if nad.get("hairpin") and nad.get("promiscuous"):
         problems.error(where, "hairpinMode and promiscMode cannot both be true")
@@ -180,12 +549,48 @@ def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: 
         config["mtu"] = nad["mtu"]
     config["macspoofchk"] = bool(nad.get("mac_spoof_check", True))
     config["ipam"] = {}
-    return {
-        "apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
-        "metadata": {"name": name, "namespace": namespace,
-                     "annotations": {RESOURCE_NAME_ANNOTATION: BRIDGE_RESOURCE_PREFIX + bridge}},
-        "spec": {"config": json.dumps(config, separators=(",", ":"))},
-    }
+    metadata: dict[str, t.Any] = {"name": name, "namespace": namespace}
+    if nad.get("resource_annotation", True):
+        metadata["annotations"] = {RESOURCE_NAME_ANNOTATION: BRIDGE_RESOURCE_PREFIX + bridge}
+    else:
+        problems.warn(f"{where}: without the {RESOURCE_NAME_ANNOTATION} annotation a VM may land on a node without "
+                      f"{bridge}, where the CNI creates an empty, unconnected {bridge}")
+    return {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition", "metadata": metadata,
+            "spec": {"config": json.dumps(config, separators=(",", ":"))}}
+
+
+def _trunked(vlan: int, trunk: list[tuple[int, int]], native: int | None) -> bool:
+    return vlan == native or any(low <= vlan <= high for low, high in trunk)
+
+
+def _nad_trunk(problems: Problems, where: str, entries: t.Any, trunk: list[tuple[int, int]],
+               native: int | None) -> list[dict[str, int]]:
+    """The bridge CNI's vlanTrunk: {id} or {minID, maxID} (both bounds, min <= max, 1-4094), each on the uplink."""
+    result: list[dict[str, int]] = []
+    if not isinstance(entries, list):
+        problems.error(where, "must be a list of {id} or {min_id, max_id}")
+        return result
+    for index, entry in enumerate(entries):
+        at = path(where, index)
+        entry = entry if isinstance(entry, dict) else {"id": entry}
+        if "id" in entry:
+            low = high = entry["id"]
+        else:
+            low, high = entry.get("min_id"), entry.get("max_id")
+            if low is None or high is None:
+                problems.error(at, "both min_id and max_id are required")
+                continue
+        if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 4094 for v in (low, high)):
+            problems.error(at, "VLAN ids must be within 1-4094")
+            continue
+        if low > high:
+            problems.error(at, f"min_id {low} is greater than max_id {high}")
+            continue
+        missing = [v for v in range(low, high + 1) if not _trunked(v, trunk, native)]
+        if missing:
+            problems.error(at, f"VLAN {missing[0]} is not trunked on the bridge uplink (add it to the bridge's vlans)")
+        result.append({"id": low} if low == high else {"minID": low, "maxID": high})
+    return result
 
 
 def _network(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:

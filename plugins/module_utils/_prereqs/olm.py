@@ -20,6 +20,16 @@ PACKAGES = {
 }
 
 
+# Subscription config moves the operator Deployment only; where each operator's operands are placed instead.
+OPERAND_PLACEMENT = {
+    "kubevirt-hyperconverged": "the HyperConverged spec.infra and spec.workloads nodePlacement",
+    "community-kubevirt-hyperconverged": "the HyperConverged spec.infra and spec.workloads nodePlacement",
+    "kubernetes-nmstate-operator": "the NMState nodeSelector/tolerations/affinity (and infra* for its webhook)",
+    "sriov-network-operator": "the SriovOperatorConfig configDaemonNodeSelector",
+    "cluster-kube-descheduler-operator": "the KubeDescheduler",
+}
+
+
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     problems = Problems("olm")
     objects: list[dict[str, t.Any]] = []
@@ -45,6 +55,10 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             body["startingCSV"] = sub["starting_csv"]
         if config:
             body["config"] = config
+        if sub.get("name") in OPERAND_PLACEMENT and any(k in config for k in ("nodeSelector", "tolerations",
+                                                                              "affinity")):
+            problems.warn(f"{where}: config places only the {sub.get('name')} operator pods; its operands follow "
+                          f"{OPERAND_PLACEMENT[sub.get('name')]}")
         if namespace and namespace not in groups and sub.get("operator_group", True):
             groups.add(namespace)
             objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})

@@ -22,7 +22,8 @@ SHARED_KEYS = ("platform", "version", "nodes", "hyperconverged", "hco_namespace"
 
 
 def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    """{objects, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every problem."""
+    """{objects, delete_first, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every
+    problem. ``delete_first`` are objects to delete before applying: what the cluster refuses to update in place."""
     unknown = sorted(set(spec) - set(SECTIONS) - set(SHARED_KEYS))
     errors: list[FieldError] = [FieldError(key, f"unknown key; expected one of: "
                                                 f"{', '.join([*SHARED_KEYS, *SECTIONS])}", "input") for key in unknown]
@@ -42,12 +43,15 @@ def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if errors:
         raise PrerequisiteError(errors, warnings)
     objects: list[dict[str, t.Any]] = []
+    delete_first: list[dict[str, t.Any]] = []
     patch: dict[str, t.Any] = {}
     for name, result in results.items():
         objects += result.get("objects") or []
+        delete_first += result.get("delete_first") or []
         _merge(patch, result.get("hyperconverged") or {})
         warnings += [f"{name}: {w}" for w in result.get("warnings") or []]
-    return {"objects": objects, "hyperconverged": patch, "sections": results, "warnings": warnings}
+    return {"objects": objects, "delete_first": delete_first, "hyperconverged": patch, "sections": results,
+            "warnings": warnings}
 
 
 def with_namespaces(objects: t.Sequence[t.Mapping[str, t.Any]],

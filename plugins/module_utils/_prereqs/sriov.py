@@ -88,6 +88,9 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             vendor, device = str(entry).split()[:2]
             nics.setdefault(vendor, set()).add(device)
     objects: list[dict[str, t.Any]] = []
+    operator_config = _operator_config(problems, spec.get("operator_config"), namespace)
+    if operator_config:
+        objects.append(operator_config)
     accepted: list[tuple[str, dict[str, t.Any]]] = [
         (f"existing policy {p.get('metadata', {}).get('name', i)}", p.get("spec", p))
         for i, p in enumerate(spec.get("existing_policies") or [])]
@@ -96,7 +99,12 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         where = path("policies", index)
         built = _policy(problems, where, policy, spec, profile, nics, accepted)
         if built:
-            built["metadata"]["namespace"] = namespace
+            built["metadata"]["namespace"] = policy.get("namespace", namespace)
+            if built["metadata"]["namespace"] != namespace:
+                problems.warn(f"{where}: policy {built['metadata']['name']} is created in namespace "
+                              f"{built['metadata']['namespace']} but not used: the operator reads policies from "
+                              f"{namespace} only")
+            _reboot_warning(problems, where, built, spec)
             objects.append(built)
             accepted.append((f"policy {built['metadata']['name']}", built["spec"]))
             resource_names.add(built["spec"]["resourceName"])
@@ -116,7 +124,7 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
         problems.error(where, "each policy needs a name")
         return None
     before = len(problems.errors)
-    body = {k: v for k, v in policy.items() if k != "name"}
+    body = {k: v for k, v in policy.items() if k not in ("name", "namespace")}
     resource = body.get("resourceName")
     if not isinstance(resource, str) or len(resource) > 63 or not profile["resource_name"].match(resource):
         hint = " (the OpenShift operator allows letters, digits and '_' only)" if "-" in str(resource) else ""
@@ -300,7 +308,11 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
         problems.error(where, "each network needs a name")
         return None
     before = len(problems.errors)
-    body = {k: v for k, v in network.items() if k != "name"}
+    body = {k: v for k, v in network.items() if k not in ("name", "namespace")}
+    network_namespace = network.get("namespace", namespace)
+    if network_namespace != namespace and body.get("networkNamespace"):
+        problems.error(path(where, "networkNamespace"), f"networkNamespace is allowed only for a SriovNetwork in the "
+                                                        f"operator namespace {namespace}")
     if body.get("resourceName") not in resource_names:
         problems.error(path(where, "resourceName"), f"no policy provides resource {body.get('resourceName')!r}")
     checks = (("vlan", 0, 4094), ("vlanQoS", 0, 7), ("minTxRate", 0, None), ("maxTxRate", 0, None))
@@ -320,7 +332,58 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
     if len(problems.errors) > before:
         return None
     return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
-            "metadata": {"name": network["name"], "namespace": namespace}, "spec": body}
+            "metadata": {"name": network["name"], "namespace": network_namespace}, "spec": body}
+
+
+OPERATOR_CONFIG_FIELDS = frozenset((
+    "configDaemonNodeSelector", "enableInjector", "enableOperatorWebhook", "logLevel", "disableDrain",
+    "configurationMode", "useCDI", "disablePlugins", "featureGates", "configDaemonEnvVars"))
+
+
+def _operator_config(problems: Problems, config: t.Any, namespace: str) -> dict[str, t.Any] | None:
+    """The SriovOperatorConfig: the operator only reads the one named ``default`` in its own namespace."""
+    if config is None:
+        return None
+    if not isinstance(config, dict):
+        problems.error("operator_config", "must be a mapping")
+        return None
+    name = config.get("name", "default")
+    if name != "default":
+        problems.error("operator_config.name", f"only default SriovOperatorConfig in {namespace} namespace is used")
+    body = {k: v for k, v in config.items() if k != "name"}
+    for key in sorted(set(body) - OPERATOR_CONFIG_FIELDS):
+        problems.error(path("operator_config", key), "unknown SriovOperatorConfig field")
+    level = body.get("logLevel")
+    if level is not None and (not isinstance(level, int) or not 0 <= level <= 2):
+        problems.error("operator_config.logLevel", "must be within 0-2")
+    if body.get("configurationMode", "daemon") not in ("daemon", "systemd"):
+        problems.error("operator_config.configurationMode", "must be daemon or systemd")
+    check_label_map(problems, "operator_config.configDaemonNodeSelector", body.get("configDaemonNodeSelector"))
+    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovOperatorConfig",
+            "metadata": {"name": "default", "namespace": namespace}, "spec": body}
+
+
+IOMMU_KERNEL_ARGS = {"intel": "intel_iommu=on iommu=pt", "amd": "iommu=pt"}
+
+
+def _reboot_warning(problems: Problems, where: str, policy: t.Mapping[str, t.Any],
+                    spec: t.Mapping[str, t.Any]) -> None:
+    """vfio-pci needs the IOMMU: the config daemon adds kernel arguments, which drains and reboots each node."""
+    if policy["spec"].get("deviceType") != "vfio-pci":
+        return
+    selector = policy["spec"].get("nodeSelector") or {}
+    nodes = spec.get("nodes")
+    if nodes is None:
+        problems.warn(f"{where}: vfio-pci needs the IOMMU: on nodes without it the config daemon adds the kernel "
+                      f"arguments {IOMMU_KERNEL_ARGS['intel']} (Intel) or {IOMMU_KERNEL_ARGS['amd']} (AMD), then "
+                      "drains and reboots each selected node")
+        return
+    for node in nodes:
+        if isinstance(node, dict) and selector_matches(selector, node.get("labels") or {}) and not node.get("iommu"):
+            vendor = str(node.get("cpu_vendor", "intel")).lower()
+            arguments = IOMMU_KERNEL_ARGS.get(vendor, IOMMU_KERNEL_ARGS["intel"])
+            problems.warn(f"{where}: node {node.get('name')} has no IOMMU enabled: the config daemon adds the kernel "
+                          f"arguments {arguments}, then drains and reboots it")
 
 
 def render_nad(network: t.Mapping[str, t.Any], prefix: str) -> dict[str, t.Any]:

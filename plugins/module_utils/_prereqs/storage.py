@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .common import Problems, path
+from .common import Problems, is_control_plane, path, selector_matches
 
 CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
 LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
@@ -57,6 +57,8 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         paths.setdefault(pool_path, index)
         if pool.get("snapshot_provider") not in (None, "reflink"):
             problems.error(path(where, "snapshot_provider"), "only reflink is supported")
+        if pool.get("pvc_template") is not None:
+            _check_pvc_template(problems, path(where, "pvc_template"), pool["pvc_template"], pools or [])
     binding = config.get("volume_binding_mode", "WaitForFirstConsumer")
     if binding not in ("WaitForFirstConsumer", "Immediate"):
         problems.error("provisioner.volume_binding_mode", "must be WaitForFirstConsumer or Immediate")
@@ -88,8 +90,59 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if sum(1 for c in classes if "annotations" in c["metadata"]) > 1:
         problems.error("provisioner.storage_pools", "only one StorageClass can be the cluster default")
         problems.raise_if_any()
-    directories = [p["path"] for p in pools] if pools else [cr_spec["pathConfig"]["path"]]
-    return {"objects": objects + classes, "directories": directories, "warnings": problems.warnings}
+    # A pool backed by a pvcTemplate is a PVC per node mounted at its path: no host directory to prepare.
+    directories = [p["path"] for p in pools if not p.get("pvc_template")] if pools else [cr_spec["pathConfig"]["path"]]
+    volume_roots = [volume_root(p["name"], p["path"]) for p in pools] if pools else \
+        [volume_root("legacy", cr_spec["pathConfig"]["path"])]
+    claims = pool_claims(pools or [], workload, spec.get("nodes"), problems)
+    return {"objects": objects + classes, "directories": directories, "volume_roots": volume_roots,
+            "pool_claims": claims, "warnings": problems.warnings}
+
+
+def volume_root(pool: str, pool_path: str) -> dict[str, str]:
+    """Where the CSI driver puts a pool's volumes and snapshots (a csi/ subdirectory keeps them apart from legacy
+    provisioner volumes)."""
+    base = pool_path.rstrip("/") or "/"
+    return {"pool": pool, "path": pool_path, "volumes": f"{base}/csi", "snapshots": f"{base}/csi/snapshots"}
+
+
+def pool_claims(pools: t.Sequence[t.Mapping[str, t.Any]], workload: t.Mapping[str, t.Any], nodes: t.Any,
+                problems: Problems) -> list[dict[str, t.Any]]:
+    """The PVCs the operator creates for pvcTemplate pools: one per node the HPP pods run on."""
+    if not isinstance(nodes, list):
+        return []
+    selector = workload.get("nodeSelector") or {}
+    selected = [n for n in nodes if isinstance(n, dict) and selector_matches(selector, n.get("labels") or {})
+                and (selector or not is_control_plane(n))]
+    claims = []
+    for pool in pools:
+        if not pool.get("pvc_template"):
+            continue
+        size = ((pool["pvc_template"].get("resources") or {}).get("requests") or {}).get("storage")
+        for node in selected:
+            name = f"hpp-pool-{pool['name']}-{node.get('name')}"
+            if len(name) > 63:
+                problems.warn(f"PVC {name} is longer than 63 characters: the operator shortens it with a hash")
+            claims.append({"pool": pool["name"], "node": node.get("name"), "name": name, "storage": size,
+                           "mount": pool["path"]})
+    return claims
+
+
+def _check_pvc_template(problems: Problems, where: str, template: t.Any,
+                        pools: t.Sequence[t.Mapping[str, t.Any]]) -> None:
+    if not isinstance(template, dict):
+        problems.error(where, "must be a PersistentVolumeClaim spec")
+        return
+    if not ((template.get("resources") or {}).get("requests") or {}).get("storage"):
+        problems.error(path(where, "resources", "requests", "storage"), "the size of each node's volume is required")
+    if not template.get("accessModes"):
+        problems.error(path(where, "accessModes"), "required (ReadWriteOnce: the volume serves one node)")
+    own_classes = {p.get("storage_class", f"hostpath-csi-{p.get('name')}") for p in pools}
+    if template.get("storageClassName") in own_classes:
+        problems.error(path(where, "storageClassName"), "cannot be a class of this hostpath-provisioner (the pool "
+                                                        "would need itself)")
+    elif not template.get("storageClassName"):
+        problems.warn(f"{where}: no storageClassName, so the pool volumes use the cluster's default StorageClass")
 
 
 def _pool(pool: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

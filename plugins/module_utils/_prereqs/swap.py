@@ -21,6 +21,14 @@ WASP_IMAGE = "quay.io/openshift-virtualization/wasp-agent:v1.2.2"
 AUTOPILOT_ANNOTATION = "platform.kubevirt.io/autopilot"
 AUTOPILOT_SWAP_FILE = "/var/tmp/ocpswap.file"
 MECHANISMS = ("auto", "wasp-agent", "limited-swap", "autopilot")
+# Where the autopilot's activation units look for swap, and the priority each is switched on with.
+AUTOPILOT_ACTIVATION = {"file": {"what": AUTOPILOT_SWAP_FILE, "priority": 10},
+                        "partition": {"what": "/dev/disk/by-partlabel/OCPSWAP", "priority": 100}}
+HCO_API_VERSIONS = ("hco.kubevirt.io/v1beta1", "hco.kubevirt.io/v1")
+# Eviction settings the agent dropped in wasp-agent@217a31c (FSROOT in @fd075f2): an old template still setting them
+# belongs to an old image, which panics when they are unset.
+OBSOLETE_WASP_ENV = ("SWAP_UTILIZATION_THRESHOLD_FACTOR", "MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND",
+                     "MAX_AVERAGE_SWAP_OUT_PAGES_PER_SECOND", "AVERAGE_WINDOW_SIZE_SECONDS", "FSROOT")
 
 
 def swap_mib(memory: t.Any, overcommit_percent: int) -> int:
@@ -66,7 +74,13 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if len({n["swap_mib"] for n in swap_nodes}) > 1 and platform == "openshift":
         problems.warn("selected nodes differ in memory; the MachineConfig provisions the largest size "
                       f"({result['swap_mib']} MiB) on every node of the pool")
-    result["hyperconverged"] = {"spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": overcommit}}}
+    api_version = spec.get("hco_api_version", HCO_API_VERSIONS[0])
+    if api_version not in HCO_API_VERSIONS:
+        problems.error("hco_api_version", f"must be one of {', '.join(HCO_API_VERSIONS)}")
+    density = {"higherWorkloadDensity": {"memoryOvercommitPercentage": overcommit}}
+    # v1 (HCO 1.18+) moved the field under spec.virtualization.
+    result["hyperconverged"] = {"spec": {"virtualization": density} if api_version.endswith("/v1") else density}
+    result["delete_first"] = []
     if overcommit > 100 and not problems.errors:
         if platform == "openshift":
             _openshift(spec, version, mechanism, result, problems)
@@ -129,7 +143,7 @@ def _kubernetes(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism
                     problems.error(path("nodes", index, "cgroup"), "wasp-agent needs cgroup v2")
         result["mechanism"] = "wasp-agent"
         result["kubelet_config"] = {"failSwapOn": False}
-        result["objects"] = wasp_objects(spec.get("wasp") or {}, openshift=False)
+        result["objects"] = wasp_objects(spec.get("wasp") or {}, openshift=False, problems=problems)
         return
     behavior = behavior or "LimitedSwap"
     if behavior == "UnlimitedSwap" and version >= (1, 30):
@@ -178,7 +192,17 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
             problems.error("hco_version", "the autopilot swap mode needs HCO 1.18 or later")
             return
         result["mechanism"] = "autopilot"
-        result["objects"] = [swap_machine_config(size, AUTOPILOT_SWAP_FILE, ignition, activate=False)]
+        device = spec.get("swap_device", "file")
+        if device not in AUTOPILOT_ACTIVATION:
+            problems.error("swap_device", "must be file or partition")
+            return
+        result["activation"] = dict(AUTOPILOT_ACTIVATION[device])
+        if device == "file":
+            result["objects"] = [swap_machine_config(size, AUTOPILOT_SWAP_FILE, ignition, activate=False)]
+        else:
+            # A partition is laid out when the node is installed; the MCO cannot repartition a running node.
+            problems.warn("swap_device partition: every selected node needs a GPT partition labelled OCPSWAP "
+                          f"(at least {size} MiB), created at installation")
         result["hyperconverged"].setdefault("metadata", {})["annotations"] = {AUTOPILOT_ANNOTATION: "swap-enable"}
         return
     swap_file = spec.get("swap_file", "/var/tmp/swapfile")
@@ -192,7 +216,8 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
         result["mechanism"] = "wasp-agent-hco"  # HCO deploys wasp-agent when memoryOvercommitPercentage > 100
     else:
         result["mechanism"] = "wasp-agent"
-        objects += wasp_objects(spec.get("wasp") or {}, openshift=True)
+        objects += wasp_objects(spec.get("wasp") or {}, openshift=True, problems=problems)
+        result["delete_first"] = _wasp_upgrade(spec.get("wasp") or {}, problems)
     result["objects"] = objects
 
 
@@ -231,7 +256,57 @@ def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activat
     }
 
 
-def wasp_objects(options: t.Mapping[str, t.Any], *, openshift: bool) -> list[dict[str, t.Any]]:
+def wasp_image(options: t.Mapping[str, t.Any], problems: Problems | None = None) -> str:
+    """The image: given, else the wasp-agent entry of the HCO CSV's relatedImages, else the upstream release."""
+    if options.get("image"):
+        return str(options["image"])
+    related = options.get("related_images")
+    if related is None and isinstance(options.get("csv"), dict):
+        related = (options["csv"].get("spec") or {}).get("relatedImages")
+    for entry in related or []:
+        if isinstance(entry, dict) and "wasp-agent" in str(entry.get("name", "")) and entry.get("image"):
+            return str(entry["image"])
+    if related is not None and problems is not None:
+        problems.error("wasp.related_images", "no wasp-agent entry in the CSV's relatedImages")
+    return WASP_IMAGE
+
+
+def obsolete_wasp_env(daemonset: t.Mapping[str, t.Any]) -> list[str]:
+    """Warnings for a wasp-agent DaemonSet that still sets the removed eviction variables."""
+    warnings = []
+    pod = ((daemonset.get("spec") or {}).get("template") or {}).get("spec") or {}
+    for container in pod.get("containers") or []:
+        for variable in container.get("env") or []:
+            if variable.get("name") in OBSOLETE_WASP_ENV:
+                warnings.append(f"wasp-agent container {container.get('name')}: {variable['name']} is obsolete "
+                                "(eviction settings were removed in wasp-agent@217a31c, FSROOT in @fd075f2); "
+                                "drop it together with the old image")
+    return warnings
+
+
+def _wasp_upgrade(options: t.Mapping[str, t.Any], problems: Problems) -> list[dict[str, t.Any]]:
+    """Objects of a wasp-agent v1.0 installation that the current one replaces (deleted before applying)."""
+    previous = options.get("upgrade_from")
+    if previous is None:
+        return []
+    if str(previous) != "1.0":
+        problems.error("wasp.upgrade_from", "only 1.0 needs an upgrade step (later releases are applied in place)")
+        return []
+    old_config = options.get("previous_kubelet_config")
+    if not isinstance(old_config, str) or not old_config:
+        problems.error("wasp.previous_kubelet_config", "name the KubeletConfig created for wasp-agent 1.0 (with "
+                                                       "evictionSoft): it is replaced by one with failSwapOn only")
+        old_config = ""
+    removed = [{"apiVersion": "monitoring.openshift.io/v1", "kind": "AlertingRule",
+                "metadata": {"name": "wasp-alerts", "namespace": "openshift-monitoring"}}]
+    if old_config and old_config != kubelet_config()["metadata"]["name"]:
+        removed.append({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
+                        "metadata": {"name": old_config}})
+    return removed
+
+
+def wasp_objects(options: t.Mapping[str, t.Any], *, openshift: bool,
+                 problems: Problems | None = None) -> list[dict[str, t.Any]]:
     """The manual wasp-agent deployment with least privilege (pods watch/list, not cluster-admin)."""
     namespace = options.get("namespace", "wasp")
     labels = {"wasp.io": ""}
@@ -249,7 +324,13 @@ def wasp_objects(options: t.Mapping[str, t.Any], *, openshift: bool) -> list[dic
     ]
     if openshift:
         objects.append(_scc(namespace))
-    objects.append(_daemonset(namespace, options.get("image", WASP_IMAGE)))
+    daemonset = _daemonset(namespace, wasp_image(options, problems))
+    extra_env = options.get("extra_env") or []
+    daemonset["spec"]["template"]["spec"]["containers"][0]["env"] += [dict(e) for e in extra_env]
+    if problems is not None:
+        for warning in obsolete_wasp_env(daemonset):
+            problems.warn(warning)
+    objects.append(daemonset)
     if options.get("prometheus_rule", openshift):
         objects.append(_prometheus_rule(namespace))
     return objects

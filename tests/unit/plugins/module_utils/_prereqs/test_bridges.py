@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 
 import pytest
+import vectors
+import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import bridges
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -116,3 +118,261 @@ def test_migration_network_rules():  # NAD-10, NAD-11, NAD-14
 ])
 def test_whereabouts_first_address(range_text, exclude, first):
     assert bridges.whereabouts_first_address(range_text, exclude) == first
+
+
+def raw_policy(interfaces, name="raw-policy", **spec):
+    return {"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy", "metadata": {"name": name},
+            "spec": {"nodeSelector": {"node-role.kubernetes.io/worker": ""}, "desiredState": {"interfaces": interfaces},
+                     **spec}}
+
+
+def bridge_with_port(port, **options):
+    return {"name": "br1", "type": "linux-bridge", "state": "up",
+            "bridge": {"options": options, "port": [dict({"name": "eno2"}, **port)]}}
+
+
+@pytest.mark.parametrize("vlan, where, message", [
+    ({"mode": "trunk", "tag": 10, "trunk-tags": [{"id": 20}]}, "tag",
+     "a tag in trunk mode needs enable-native: true"),                                            # NN-04
+    ({"mode": "access", "enable-native": True}, "enable-native",
+     "enable-native is not allowed in access mode"),                                              # NN-05
+    ({"mode": "access", "tag": 10, "trunk-tags": [{"id": 20}]}, "trunk-tags",
+     "access mode cannot have trunk-tags"),                                                       # NN-06
+    ({"mode": "trunk"}, "trunk-tags", "trunk mode needs trunk-tags"),                             # NN-07
+    ({"mode": "trunk", "trunk-tags": [{"id": 150}, {"id-range": {"min": 100, "max": 200}}]}, "trunk-tags[1]",
+     "overlaps VLANs 150-150"),                                                                   # NN-08
+])
+def test_port_vlan_rules_of_hand_written_policies(vlan, where, message):
+    problems = errors_of({"policies": [raw_policy([bridge_with_port({"vlan": vlan})])]})
+    assert problems == {(f"policies[0].spec.desiredState.interfaces[0].bridge.port[0].vlan.{where}", message)}
+
+
+def test_valid_port_vlans_pass():  # NN-02/NN-03 shapes written by hand
+    trunk = {"mode": "trunk", "enable-native": True, "tag": 10, "trunk-tags": [{"id-range": {"min": 100, "max": 200}}]}
+    result = bridges.plan({"policies": [raw_policy([bridge_with_port({"vlan": trunk})])]})
+    assert result["objects"][0]["spec"]["desiredState"]["interfaces"][0]["bridge"]["port"][0]["vlan"] == trunk
+    assert bridges.plan({"policies": [raw_policy([bridge_with_port({"vlan": {"mode": "access", "tag": 5}})])]})
+
+
+def test_port_with_ip_enabled_is_refused():  # NN-10
+    problems = errors_of({"policies": [raw_policy([
+        bridge_with_port({}), {"name": "eno2", "type": "ethernet", "state": "up", "ipv4": {"enabled": True}}])]})
+    assert problems == {("policies[0].spec.desiredState.interfaces[1].ipv4.enabled",
+                         "eno2 cannot have IP enabled while attached to controller br1")}
+
+
+def test_port_overbooked_between_hand_written_and_generated_bridges():  # NN-09 across both inputs
+    problems = errors_of({"bridges": [{"name": "br1", "ports": ["eno2"]}],
+                          "policies": [raw_policy([dict(bridge_with_port({}), name="br2")])]})
+    assert problems == {("policies[0].spec.desiredState.interfaces[0].bridge.port[0]",
+                         "Port eno2 is overbooked by two controllers: br1 and br2")}
+
+
+@pytest.mark.parametrize("stp, bad", [
+    ({"hello-time": 0}, "hello-time"), ({"hello-time": 11}, "hello-time"),                       # NN-11
+    ({"forward-delay": 1}, "forward-delay"), ({"forward-delay": 31}, "forward-delay"),
+    ({"max-age": 5}, "max-age"), ({"max-age": 41}, "max-age"),
+])
+def test_stp_timer_ranges(stp, bad):
+    problems = errors_of({"policies": [raw_policy([bridge_with_port({}, stp=dict(stp, enabled=True))])]})
+    low, high = bridges.STP_RANGES[bad]
+    assert problems == {(f"policies[0].spec.desiredState.interfaces[0].bridge.options.stp.{bad}",
+                         f"{stp[bad]} is not in range [{low},{high}]")}
+    generated = errors_of({"bridges": [{"name": "br1", "ports": ["eno2"],
+                                        "stp": {bad.replace("-", "_"): stp[bad]}}]})
+    assert {p for p, _m in generated} == {f"bridges[0].stp.{bad.replace('-', '_')}"}
+
+
+def test_stp_options_of_a_generated_bridge():
+    nncp = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"],
+                                      "stp": {"hello_time": 1, "forward_delay": 30, "max_age": 6}}]})["objects"][0]
+    options = nncp["spec"]["desiredState"]["interfaces"][0]["bridge"]["options"]
+    assert options == {"stp": {"enabled": True, "hello-time": 1, "forward-delay": 30, "max-age": 6}}
+
+
+def test_default_pvid_needs_vlan_filtering():  # NN-12
+    problems = errors_of({"policies": [raw_policy([bridge_with_port({}, **{"vlan-default-pvid": 5})])]})
+    assert problems == {("policies[0].spec.desiredState.interfaces[0].bridge.options.vlan-default-pvid",
+                         "a default PVID of 5 needs VLAN filtering (a port with vlan configuration)")}
+    filtered = bridge_with_port({"vlan": {"mode": "access", "tag": 5}}, **{"vlan-default-pvid": 5})
+    assert bridges.plan({"policies": [raw_policy([filtered])]})["objects"]
+
+
+def test_hand_written_policy_admission_rules():  # NN-13, NN-14 on hand-written policies
+    policy = raw_policy([bridge_with_port({})], name="p" * 64)
+    policy["spec"]["nodeSelector"] = {"role": "bad value!"}
+    policy["spec"]["surprise"] = True
+    assert {p for p, _m in errors_of({"policies": [policy]})} == {
+        "policies[0].metadata.name", "policies[0].spec.nodeSelector.role", "policies[0].spec.surprise"}
+
+
+def live(policy, reason, **spec_changes):
+    current = json.loads(json.dumps(policy))
+    current["spec"].update(spec_changes)
+    current["status"] = {"conditions": [{"type": "Available", "status": "Unknown" if reason else "True",
+                                         "reason": reason}]} if reason is not None else {}
+    return current
+
+
+def test_no_update_while_the_policy_is_progressing():  # NN-15
+    desired = {"bridges": [{"name": "br1", "ports": ["eno2"], "mtu": 9000}]}
+    before = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"]}]})["objects"][0]
+    for reason in ("ConfigurationProgressing", None):
+        problems = errors_of(dict(desired, existing_policies=[live(before, reason)]))
+        assert len(problems) == 1
+        path, message = problems.pop()
+        assert path == "bridges[0]" and message.startswith("policy br1-policy is still in progress")
+    settled = bridges.plan(dict(desired, existing_policies=[live(before, "SuccessfullyConfigured")]))
+    assert settled["recreate"] == [] and settled["objects"][0]["spec"]["desiredState"]["interfaces"][0]["mtu"] == 9000
+    unchanged = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"]}],
+                              "existing_policies": [live(before, "ConfigurationProgressing")]})
+    assert unchanged["recreate"] == []
+
+
+def test_capture_change_recreates_the_policy():  # NN-16
+    before = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"]}]})["objects"][0]
+    result = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"], "carries_node_ip": True}],
+                           "existing_policies": [live(before, "SuccessfullyConfigured")]})
+    assert result["recreate"] == ["brext-policy"]
+    assert any("deleted and created again" in w for w in result["warnings"])
+
+
+NODES = [{"name": "w1", "labels": {"node-role.kubernetes.io/worker": ""}, "nics": ["eno1", "eno2"]},
+         {"name": "w2", "labels": {"node-role.kubernetes.io/worker": ""}, "nics": ["eno1"]},
+         {"name": "cp1", "labels": {"node-role.kubernetes.io/control-plane": ""}}]
+
+
+def test_selector_matching_no_node_warns():  # NN-17
+    result = bridges.plan({"nodes": NODES, "bridges": [{"name": "br1", "ports": ["eno1"],
+                                                        "node_selector": {"rack": "r9"}}]})
+    assert any("matches none of the given nodes" in w and "NoMatchingNode" in w for w in result["warnings"])
+    assert result["rollout"] == [{"policy": "br1-policy", "matching_nodes": 0, "nodes_at_once": 1}]
+
+
+def test_removing_a_bridge_is_a_policy_with_state_absent():  # NN-18
+    result = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"], "state": "absent"}]})
+    assert result["objects"][0]["spec"]["desiredState"]["interfaces"] == [
+        {"name": "br1", "type": "linux-bridge", "state": "absent"}]
+    assert any("deleting it earlier leaves the bridge" in w for w in result["warnings"])
+    restore = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"], "state": "absent",
+                                         "carries_node_ip": True}]})["objects"][0]
+    assert restore["spec"]["desiredState"]["interfaces"][1] == {
+        "name": "eno1", "type": "ethernet", "state": "up", "ipv4": {"enabled": True, "dhcp": True}}
+
+
+def test_missing_nic_on_a_selected_node_is_refused():  # NN-19
+    problems = errors_of({"nodes": NODES, "bridges": [{"name": "br1", "ports": ["eno2"]}],
+                          "policies": [raw_policy([dict(bridge_with_port({}, stp={"enabled": False}),
+                                                        name="br6", bridge={"port": [{"name": "eth666"}]})])]})
+    assert problems == {
+        ("bridges[0].ports", ("eno2 does not exist on node w2: the enactment would fail (FailedToConfigure) and the "
+                              "policy turn Degraded")),
+        ("policies[0].spec.desiredState.interfaces[0].bridge.port[0]",
+         "eth666 does not exist on node w1: the enactment would fail (FailedToConfigure) and the policy turn Degraded"),
+        ("policies[0].spec.desiredState.interfaces[0].bridge.port[0]",
+         "eth666 does not exist on node w2: the enactment would fail (FailedToConfigure) and the policy turn Degraded"),
+    }
+
+
+@pytest.mark.parametrize("matching, value, at_once", [
+    (10, "50%", 5),    # NN-20: the default
+    (3, "50%", 2),     # NN-20b: percentages round up
+    (3, 0, 1),         # NN-20c: never below one node
+    (3, "0%", 1),
+    (4, 3, 3),
+])
+def test_rollout_width(matching, value, at_once):
+    assert bridges.scaled_max_unavailable(value, matching) == at_once
+    nodes = [{"name": f"w{i}", "labels": {"node-role.kubernetes.io/worker": ""}} for i in range(matching)]
+    bridge = {"name": "br1", "ports": ["eno2"]}
+    if value != "50%":
+        bridge["max_unavailable"] = value
+    result = bridges.plan({"nodes": nodes, "bridges": [bridge]})
+    assert result["rollout"] == [{"policy": "br1-policy", "matching_nodes": matching, "nodes_at_once": at_once}]
+    assert ("maxUnavailable" in result["objects"][0]["spec"]) == (value != "50%")
+
+
+@pytest.mark.parametrize("value", ["50", "150%", -1, True, "half"])
+def test_bad_max_unavailable_is_refused(value):
+    assert {p for p, _m in errors_of({"bridges": [{"name": "br1", "ports": ["eno2"], "max_unavailable": value}]})} \
+        == {"bridges[0].max_unavailable"}
+
+
+def test_not_copying_the_mac_is_flagged():  # NN-22
+    result = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"], "carries_node_ip": True,
+                                        "copy_mac": False}]})
+    interface = result["objects"][0]["spec"]["desiredState"]["interfaces"][0]
+    assert "mac-address" not in interface
+    assert any("rolls back" in w for w in result["warnings"])
+
+
+def test_nodes_without_network_manager_are_refused_once():  # NN-24
+    nodes = [dict(NODES[0], network_manager=False), NODES[1]]
+    problems = errors_of({"nodes": nodes, "bridges": [{"name": "br1", "ports": ["eno1"]},
+                                                      {"name": "br2", "ports": ["eno2"], "node_selector": {}}]})
+    assert {p for p, _m in problems} == {"nodes[0].network_manager", "bridges[1].ports"}
+
+
+def test_dns_probe_host_for_disconnected_sites():  # NN-25
+    warned = bridges.plan({"disconnected": True, "bridges": [{"name": "br1", "ports": ["eno2"]}]})
+    assert [o["kind"] for o in warned["objects"]] == ["NodeNetworkConfigurationPolicy"]
+    assert any("skips it" in w for w in warned["warnings"])
+    probed = bridges.plan({"disconnected": True, "dns_probe_host": "dns.example.lan"})
+    assert probed["objects"] == [{"apiVersion": "nmstate.io/v1", "kind": "NMState", "metadata": {"name": "nmstate"},
+                                  "spec": {"probeConfiguration": {"dns": {"host": "dns.example.lan"}}}}]
+    assert probed["warnings"] == []
+    assert errors_of({"dns_probe_host": "not a name!"}) == {("dns_probe_host", "'not a name!' is not a DNS name")}
+
+
+def test_node_network_state_is_read_as_v1beta1():  # NN-26, against the real CRD
+    crd = yaml.safe_load((vectors.CRD_DIR / "nodenetworkstates.nmstate.io.yaml").read_text())
+    served = {f"{crd['spec']['group']}/{v['name']}" for v in crd["spec"]["versions"] if v["served"]}
+    assert bridges.NODE_NETWORK_STATE_API_VERSION in served
+    assert "nmstate.io/v1" not in served
+
+
+@pytest.mark.parametrize("version, accepted", [("1.7.1", False), ("v1.8.0", True), ("1.9", True)])
+def test_vlan_with_trunk_depends_on_the_plugin_version(version, accepted):  # NAD-03
+    spec = {"bridge_cni_version": version, "bridges": [{"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100,
+                                                                                                     "max": 300}],
+                                                        "networks": [{"name": "t", "namespace": "vms", "vlan": 100,
+                                                                       "vlan_trunk": [{"id": 200}]}]}]}
+    if not accepted:
+        assert errors_of(spec) == {("bridges[0].networks[0].vlan_trunk",
+                                    "vlan and vlan_trunk are mutually exclusive before bridge CNI v1.8.0")}
+        return
+    config = json.loads(bridges.plan(spec)["objects"][1]["spec"]["config"])
+    assert (config["vlan"], config["vlanTrunk"], config["preserveDefaultVlan"]) == (100, [{"id": 200}], False)
+
+
+def test_vlan_trunk_rules():  # NAD-03 without a version, NAD-04, NAD-05, uplink coverage
+    problems = errors_of({"bridges": [{"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100, "max": 300}],
+                                       "networks": [{"name": "t", "namespace": "vms", "vlan_trunk": [
+                                           {"min_id": 300, "max_id": 200}, {"min_id": 10}, {"id": 400},
+                                           {"min_id": 100, "max_id": 150}]}]}]})
+    assert problems == {
+        ("bridges[0].networks[0].vlan_trunk", ("set bridge_cni_version (the containernetworking plugins version on "
+                                               "the nodes): trunk ports changed in v1.8.0")),
+        ("bridges[0].networks[0].vlan_trunk[0]", "min_id 300 is greater than max_id 200"),
+        ("bridges[0].networks[0].vlan_trunk[1]", "both min_id and max_id are required"),
+        ("bridges[0].networks[0].vlan_trunk[2]", ("VLAN 400 is not trunked on the bridge uplink (add it to the "
+                                                  "bridge's vlans)")),
+    }
+
+
+def test_nad_without_the_resource_annotation_warns():  # NAD-07
+    result = bridges.plan({"nodes": NODES, "bridges": [{"name": "br1", "ports": ["eno1"], "networks": [
+        {"name": "n", "namespace": "vms", "resource_annotation": False}]}]})
+    assert "annotations" not in result["objects"][1]["metadata"]
+    assert any("empty, unconnected br1" in w for w in result["warnings"])
+    partial = bridges.plan({"nodes": NODES, "bridges": [{"name": "br1", "ports": ["eno1"], "networks": [
+        {"name": "n", "namespace": "vms"}]}]})
+    assert any("exists only on the nodes its node_selector matches" in w for w in partial["warnings"])
+
+
+def test_every_bridge_nad_names_its_bridge():  # NAD-08: never the plugin default cni0
+    result = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"], "networks": [
+        {"name": "a", "namespace": "vms"}, {"name": "b", "namespace": "vms", "cni_type": "cnv-bridge"}]}]})
+    assert [json.loads(n["spec"]["config"])["bridge"] for n in result["objects"][1:]] == ["br1", "br1"]
+    assert any(p == "bridges[0].name" for p, _m in errors_of({"bridges": [{"ports": ["eno2"], "networks": [
+        {"name": "a", "namespace": "vms"}]}]}))

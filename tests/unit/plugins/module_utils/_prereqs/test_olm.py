@@ -68,3 +68,14 @@ def test_descheduler_check():
                                   "spec": {"profileCustomizations": {"devEnableEvictionsInBackground": True}}}) == []
     warning = olm.check_descheduler({"metadata": {"name": "cluster"}, "spec": {}})
     assert warning and "devEnableEvictionsInBackground: true" in warning[0]
+
+
+def test_subscription_config_moves_only_the_operator():  # OL-05
+    result = olm.plan({"subscriptions": [{"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv",
+                                          "source": "redhat-operators", "source_namespace": "openshift-marketplace",
+                                          "config": {"node_selector": {"node-role.kubernetes.io/infra": ""}}}]})
+    subscription = result["objects"][-1]
+    assert subscription["spec"]["config"] == {"nodeSelector": {"node-role.kubernetes.io/infra": ""}}
+    assert result["warnings"] == [
+        ("subscriptions[0]: config places only the kubevirt-hyperconverged operator pods; its operands follow the "
+         "HyperConverged spec.infra and spec.workloads nodePlacement")]

@@ -21,12 +21,27 @@ FULL = {
     "swap": {"overcommit_percent": 150},
     "networking": {"bridges": [{"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100, "max": 200}],
                                 "networks": [{"name": "vlan100-net", "namespace": "vms", "vlan": 100}]},
-                               {"name": "brext", "ports": ["eno1"], "carries_node_ip": True}],
+                               {"name": "brext", "ports": ["eno1"], "carries_node_ip": True},
+                               {"name": "br2", "ports": ["bond0"], "vlans": [300, 301], "max_unavailable": 1,
+                                "stp": {"hello_time": 2, "forward_delay": 15, "max_age": 20},
+                                "networks": [{"name": "trunk-net", "namespace": "vms", "vlan": 300,
+                                              "vlan_trunk": [{"id": 301}]}]}],
+                   "bridge_cni_version": "1.8.0", "dns_probe_host": "dns.example.lan",
+                   "policies": [{"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
+                                 "metadata": {"name": "bond0-policy"},
+                                 "spec": {"nodeSelector": dict(WORKER), "maxUnavailable": "25%", "desiredState": {
+                                     "interfaces": [{"name": "bond0", "type": "bond", "state": "up",
+                                                     "ipv4": {"enabled": False},
+                                                     "link-aggregation": {"mode": "802.3ad",
+                                                                          "port": ["eno5", "eno6"]}}]}}}],
                    "migration_network": {"nic": "eno3", "range": "10.200.5.0/24"}},
     "sriov": {"policies": [{"name": "vm-vfs", "resourceName": "vm_sriov", "nodeSelector": dict(WORKER),
                             "numVfs": 8, "nicSelector": {"vendor": "8086", "pfNames": ["ens803f0"]}}],
               "networks": [{"name": "sriov-vm", "resourceName": "vm_sriov", "networkNamespace": "vms", "vlan": 10}]},
-    "storage": {"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes"}]}},
+    "storage": {"provisioner": {"storage_pools": [
+        {"name": "local", "path": "/var/hpvolumes"},
+        {"name": "pvc", "path": "/var/hpvolumes-pvc", "pvc_template": {
+            "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}}]}},
     "olm": {"subscriptions": [{"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv",
                                "source": "redhat-operators", "source_namespace": "openshift-marketplace"}]},
 }
@@ -43,7 +58,7 @@ def test_every_object_validates_against_its_crd():
     kinds = {o["kind"] for o in result["objects"]}
     assert {"MachineConfig", "KubeletConfig", "NodeNetworkConfigurationPolicy", "NetworkAttachmentDefinition",
             "SriovNetworkNodePolicy", "SriovNetwork", "HostPathProvisioner", "Subscription", "OperatorGroup",
-            "PrometheusRule"} <= kinds
+            "PrometheusRule", "NMState"} <= kinds
     assert checked >= 10
     assert result["hyperconverged"] == {"spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": 150},
                                                  "liveMigrationConfig": {"network": "migration-net"}}}

@@ -55,24 +55,27 @@ def test_ib_link_type_sets_rdma_unless_vfio():  # SR-05, SR-06
 
 @pytest.mark.parametrize("changes, expected", [
     ({"numVfs": 65}, ("policies[0].numVfs", "numVfs(65) exceed the maximum allowed value(64) interface(ens803f0)")),
+    # SR-01 above; SR-04, SR-19, SR-08 to SR-12 follow in order
     ({"isRdma": True}, ("policies[0].isRdma", "RDMA mode is not supported with deviceType vfio-pci")),
     ({"nicSelector": {}}, ("policies[0].nicSelector", ("at least one of vendor, deviceID, pfNames, rootDevices or "
                                                        "netFilter must be set"))),
-    ({"nicSelector": {"pfNames": ["ens803f1#0-8"]}},
+    ({"nicSelector": {"pfNames": ["ens803f1#0-8"]}},  # SR-08
      ("policies[0].nicSelector.pfNames[0]", "end range exceeds the maximum VF index (7) in PF name ens803f1#0-8")),
-    ({"nicSelector": {"pfNames": ["ens803f1#5-2"]}},
+    ({"nicSelector": {"pfNames": ["ens803f1#5-2"]}},  # SR-09
      ("policies[0].nicSelector.pfNames[0]", ("end range shall not be smaller than start range in PF name "
                                              "ens803f1#5-2"))),
-    ({"nicSelector": {"pfNames": ["ens803f1#a-3"]}},
+    ({"nicSelector": {"pfNames": ["ens803f1#a-3"]}},  # SR-10
      ("policies[0].nicSelector.pfNames[0]", "start range is incorrect in PF name ens803f1#a-3")),
-    ({"nicSelector": {"pfNames": ["ens803f1#1#2"]}},
+    ({"nicSelector": {"pfNames": ["ens803f1#1#2"]}},  # SR-11
      ("policies[0].nicSelector.pfNames[0]", "incorrect separator character usage in PF name ens803f1#1#2")),
-    ({"nicSelector": {"pfNames": ["ens803f1#3"]}},
+    ({"nicSelector": {"pfNames": ["ens803f1#3"]}},  # SR-12
      ("policies[0].nicSelector.pfNames[0]", "incorrect range character usage in PF name ens803f1#3")),
     ({"priority": 100}, ("policies[0].priority", "must be within 0-99")),                                  # SR-24
     ({"mtu": 0}, ("policies[0].mtu", "must be within 1-9216")),                                            # SR-25
     ({"vdpaType": "virtio"}, ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),
-    ({"bridge": {"ovs": {}}, "eSwitchMode": "legacy"},
+    ({"vdpaType": "virtio", "deviceType": "netdevice"},
+     ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),           # SR-26
+    ({"bridge": {"ovs": {}}, "eSwitchMode": "legacy"},                                                    # SR-27
      ("policies[0].bridge", ("software bridge management requires eSwitchMode switchdev and is incompatible with "
                              "externallyManaged"))),
     ({"nodeSelector": {"missing": "label"}}, ("policies[0].nodeSelector", ("no matched node is selected by the "
@@ -172,3 +175,42 @@ def test_network_rules_and_generated_nad():  # SR-34, SR-36
 def test_network_must_reference_a_policy_resource():
     assert ("networks[0].resourceName", "no policy provides resource 'other'") in errors_of(
         spec(policy(), networks=[{"name": "n", "resourceName": "other"}]))
+
+
+def test_policy_outside_the_operator_namespace_is_not_used():  # SR-31
+    result = sriov.plan(spec(policy(namespace="default")))
+    assert result["objects"][0]["metadata"]["namespace"] == "default"
+    assert any("is created in namespace default but not used" in w for w in result["warnings"])
+
+
+def test_only_the_default_operator_config_is_used():  # SR-32
+    assert errors_of(spec(operator_config={"name": "custom", "enableInjector": False})) == [
+        ("operator_config.name", "only default SriovOperatorConfig in openshift-sriov-network-operator namespace is used")]
+    config = sriov.plan(spec(operator_config={"enableInjector": False, "logLevel": 2}))["objects"][0]
+    assert (config["kind"], config["metadata"]) == (
+        "SriovOperatorConfig", {"name": "default", "namespace": "openshift-sriov-network-operator"})
+    assert {p for p, _m in errors_of(spec(operator_config={"logLevel": 3, "surprise": 1}))} == {
+        "operator_config.logLevel", "operator_config.surprise"}
+
+
+def test_network_namespace_only_from_the_operator_namespace():  # SR-33
+    network = {"name": "n", "namespace": "vms", "resourceName": "vm_sriov", "networkNamespace": "vms2"}
+    assert errors_of(spec(policy(), networks=[network])) == [
+        ("networks[0].networkNamespace",
+         "networkNamespace is allowed only for a SriovNetwork in the operator namespace openshift-sriov-network-operator")]
+    local = sriov.plan(spec(policy(), networks=[{"name": "n", "namespace": "vms", "resourceName": "vm_sriov"}]))
+    assert (local["objects"][1]["metadata"]["namespace"], local["generated_nads"][0]["metadata"]["namespace"]) == \
+        ("vms", "vms")
+
+
+def test_vfio_pci_announces_kernel_arguments_and_reboots():  # SR-35
+    nodes = [dict(NODES[0]), {"name": "w2", "labels": dict(WORKER), "iommu": True},
+             {"name": "w3", "labels": dict(WORKER), "cpu_vendor": "AMD"}]
+    warnings = sriov.plan(dict(spec(policy()), nodes=nodes))["warnings"]
+    assert [w for w in warnings if "reboots" in w] == [
+        ("policies[0]: node w1 has no IOMMU enabled: the config daemon adds the kernel arguments intel_iommu=on "
+         "iommu=pt, then drains and reboots it"),
+        ("policies[0]: node w3 has no IOMMU enabled: the config daemon adds the kernel arguments iommu=pt, then drains "
+         "and reboots it")]
+    netdevice = sriov.plan(dict(spec(policy(deviceType="netdevice")), nodes=nodes))["warnings"]
+    assert not [w for w in netdevice if "reboots" in w]

@@ -61,3 +61,43 @@ def test_legacy_path_config_class_has_no_pool_parameter_and_immediate_warns():  
                                            "volume_binding_mode": "Immediate"}})
     assert "parameters" not in result["objects"][1]
     assert any("deprecated" in w for w in result["warnings"])
+
+
+def test_volumes_live_under_the_csi_subdirectory():  # HP-08
+    result = storage.plan({"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes"}]}})
+    assert result["volume_roots"] == [{"pool": "local", "path": "/var/hpvolumes", "volumes": "/var/hpvolumes/csi",
+                                       "snapshots": "/var/hpvolumes/csi/snapshots"}]
+    legacy = storage.plan({"provisioner": {"path_config": {"path": "/var/hpvolumes/"}}})
+    assert legacy["volume_roots"][0]["pool"] == "legacy" and legacy["volume_roots"][0]["volumes"] == \
+        "/var/hpvolumes/csi"
+
+
+def test_pvc_template_pool_gets_one_claim_per_node():  # HP-13
+    template = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}},
+                "storageClassName": "local-block"}
+    nodes = [{"name": f"w{i}", "labels": {"node-role.kubernetes.io/worker": "", "kubernetes.io/hostname": f"w{i}"}}
+             for i in range(3)] + [
+        {"name": "cp1", "labels": {"node-role.kubernetes.io/control-plane": ""}}]
+    result = storage.plan({"nodes": nodes, "provisioner": {"storage_pools": [
+        {"name": "pvc", "path": "/var/hpp-pvc", "pvc_template": template},
+        {"name": "local", "path": "/var/hpvolumes"}]}})
+    assert result["pool_claims"] == [
+        {"pool": "pvc", "node": f"w{i}", "name": f"hpp-pool-pvc-w{i}", "storage": "5Gi", "mount": "/var/hpp-pvc"}
+        for i in range(3)]
+    assert result["directories"] == ["/var/hpvolumes"]  # the PVC is mounted at the pool path; no host directory
+    assert result["objects"][0]["spec"]["storagePools"][0]["pvcTemplate"] == template
+    placed = storage.plan({"nodes": nodes, "hyperconverged": {"spec": {"workloads": {"nodePlacement": {
+        "nodeSelector": {"kubernetes.io/hostname": "w1"}}}}},
+        "provisioner": {"storage_pools": [{"name": "pvc", "path": "/p", "pvc_template": template}]}})
+    assert [c["node"] for c in placed["pool_claims"]] == ["w1"]
+
+
+def test_pvc_template_rules():
+    problems = errors_of({"provisioner": {"storage_pools": [
+        {"name": "a", "path": "/a", "pvc_template": {"storageClassName": "hostpath-csi-a"}}]}})
+    assert {p for p, _m in problems} == {"provisioner.storage_pools[0].pvc_template.resources.requests.storage",
+                                         "provisioner.storage_pools[0].pvc_template.accessModes",
+                                         "provisioner.storage_pools[0].pvc_template.storageClassName"}
+    defaulted = storage.plan({"provisioner": {"storage_pools": [{"name": "a", "path": "/a", "pvc_template": {
+        "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}}]}})
+    assert any("cluster's default StorageClass" in w for w in defaulted["warnings"])

@@ -6,6 +6,8 @@
 from __future__ import annotations
 
 import pytest
+import vectors
+import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import swap
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -87,7 +89,7 @@ def test_control_plane_nodes_and_short_disks_are_refused_together():  # SU-06 + 
     assert ("nodes[1].disk_free", "node w2 needs 32768 MiB of swap but reports only 20480 MiB free") in problems
 
 
-def test_openshift_4_18_manual_wasp_agent():  # KC-09, WA-01, WA-03, SU-01/02
+def test_openshift_4_18_manual_wasp_agent():  # KC-09, WA-01, WA-03, SU-01, SU-02
     result = swap.plan({"platform": "openshift", "version": "4.18", "overcommit_percent": 150,
                         "nodes": [node(memory="16Gi")]})
     assert result["mechanism"] == "wasp-agent"
@@ -149,9 +151,82 @@ def test_openshift_autopilot():  # SU-03, KC-12/13
          "overcommit_percent": 150, "nodes": [node()]})
 
 
-def test_hyperconverged_patch_path():  # SW-11
+def test_hyperconverged_patch_path():  # SW-11, SW-12
     result = swap.plan({"platform": "kubernetes", "version": "1.31", "overcommit_percent": 150, "nodes": [node()]})
-    assert result["hyperconverged"]["spec"]["higherWorkloadDensity"]["memoryOvercommitPercentage"] == 150
+    assert result["hyperconverged"] == {"spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": 150}}}
+    v1 = swap.plan({"platform": "kubernetes", "version": "1.31", "overcommit_percent": 150, "nodes": [node()],
+                    "hco_api_version": "hco.kubevirt.io/v1"})
+    assert v1["hyperconverged"] == {"spec": {"virtualization": {"higherWorkloadDensity": {
+        "memoryOvercommitPercentage": 150}}}}
+    assert errors_of({"overcommit_percent": 150, "version": "1.31", "hco_api_version": "hco.kubevirt.io/v2"}) == {
+        ("hco_api_version", "must be one of hco.kubevirt.io/v1beta1, hco.kubevirt.io/v1")}
+
+
+def test_api_server_defaults_the_overcommit_percentage():  # SW-09, by the real CRD schema
+    crd = yaml.safe_load((vectors.CRD_DIR / "hyperconvergeds.hco.kubevirt.io.yaml").read_text())
+    version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta1")
+    spec_schema = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
+    density = spec_schema["properties"]["higherWorkloadDensity"]
+    assert density["default"] == {"memoryOvercommitPercentage": 100}
+    assert density["properties"]["memoryOvercommitPercentage"]["minimum"] == 10
+    # An inventory at the default overcommit needs no swap: nothing is built.
+    result = swap.plan({"platform": "openshift", "version": "4.18", "nodes": [node()]})
+    assert (result["overcommit_percent"], result["swap_mib"], result["objects"]) == (100, 0, [])
+
+
+def test_autopilot_swap_partition():  # SU-03 and SU-04: what the autopilot's units activate
+    base = {"platform": "openshift", "version": "4.21", "hco_version": "1.18", "mechanism": "autopilot",
+            "overcommit_percent": 150, "nodes": [node()]}
+    on_file = swap.plan(base)
+    assert on_file["activation"] == {"what": "/var/tmp/ocpswap.file", "priority": 10}
+    partition = swap.plan(dict(base, swap_device="partition"))
+    assert partition["activation"] == {"what": "/dev/disk/by-partlabel/OCPSWAP", "priority": 100}
+    assert partition["objects"] == []  # the partition exists from installation; the MCO cannot create it
+    assert any("GPT partition labelled OCPSWAP (at least 32768 MiB)" in w for w in partition["warnings"])
+    assert errors_of(dict(base, swap_device="zram")) == {("swap_device", "must be file or partition")}
+
+
+def test_wasp_image_from_the_hco_csv():  # WA-02
+    csv = {"spec": {"relatedImages": [
+        {"name": "hyperconverged-cluster-operator", "image": "registry.example/hco@sha256:1"},
+        {"name": "wasp-agent", "image": "registry.example/wasp-agent-rhel9@sha256:2"}]}}
+    base = {"platform": "openshift", "version": "4.18", "overcommit_percent": 150, "nodes": [node()]}
+    result = swap.plan(dict(base, wasp={"csv": csv}))
+    daemonset = next(o for o in result["objects"] if o["kind"] == "DaemonSet")
+    assert daemonset["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.example/wasp-agent-rhel9@sha256:2"
+    assert errors_of(dict(base, wasp={"related_images": csv["spec"]["relatedImages"][:1]})) == {
+        ("wasp.related_images", "no wasp-agent entry in the CSV's relatedImages")}
+    given = swap.plan(dict(base, wasp={"csv": csv, "image": "mirror.example/wasp:v1"}))
+    assert next(o for o in given["objects"] if o["kind"] == "DaemonSet")["spec"]["template"]["spec"][
+        "containers"][0]["image"] == "mirror.example/wasp:v1"
+
+
+def test_upgrade_from_wasp_agent_1_0():  # WA-04
+    base = {"platform": "openshift", "version": "4.17", "hco_version": "1.14", "overcommit_percent": 150,
+            "nodes": [node()]}
+    result = swap.plan(dict(base, wasp={"upgrade_from": "1.0", "previous_kubelet_config": "custom-config"}))
+    assert result["delete_first"] == [
+        {"apiVersion": "monitoring.openshift.io/v1", "kind": "AlertingRule",
+         "metadata": {"name": "wasp-alerts", "namespace": "openshift-monitoring"}},
+        {"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
+         "metadata": {"name": "custom-config"}}]
+    kubelet = next(o for o in result["objects"] if o["kind"] == "KubeletConfig")
+    assert kubelet["spec"]["kubeletConfig"] == {"failSwapOn": False}  # no evictionSoft any more
+    assert "DaemonSet" in {o["kind"] for o in result["objects"]}
+    assert errors_of(dict(base, wasp={"upgrade_from": "1.0"})) == {
+        ("wasp.previous_kubelet_config", ("name the KubeletConfig created for wasp-agent 1.0 (with evictionSoft): it "
+                                          "is replaced by one with failSwapOn only"))}
+    assert swap.plan(base)["delete_first"] == []
+
+
+def test_obsolete_eviction_variables_warn():  # WA-05
+    base = {"platform": "openshift", "version": "4.18", "overcommit_percent": 150, "nodes": [node()]}
+    result = swap.plan(dict(base, wasp={"extra_env": [{"name": "MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND",
+                                                       "value": "1000"}]}))
+    assert [w for w in result["warnings"] if "obsolete" in w] == [
+        ("wasp-agent container wasp-agent: MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND is obsolete (eviction settings were "
+         "removed in wasp-agent@217a31c, FSROOT in @fd075f2); drop it together with the old image")]
+    assert not [w for w in swap.plan(base)["warnings"] if "obsolete" in w]
 
 
 @pytest.mark.parametrize("args, kwargs, expected", [
