@@ -32,11 +32,11 @@ CASES: list[tuple[str, dict[str, t.Any], dict[str, str], str]] = [
      f"spec.dataImportCronTemplates[0].metadata.annotations[{ENABLE}]"),
     ("V6", {"dataImportCronTemplates": [{"metadata": {"name": "d"}}]}, {}, "spec.dataImportCronTemplates[0].spec"),
     ("V7", {"tlsSecurityProfile": {"type": "Custom"}}, {}, "spec.tlsSecurityProfile.custom"),
-    ("V9", {"tlsSecurityProfile": {"type": "Custom", "custom": {"minTLSVersion": "VersionTLS12",
-                                                                 "ciphers": ["AES128-SHA"]}}}, {},
+    ("V9", {"tlsSecurityProfile": {
+        "type": "Custom", "custom": {"minTLSVersion": "VersionTLS12", "ciphers": ["AES128-SHA"]}}}, {},
      "spec.tlsSecurityProfile.custom.ciphers"),
-    ("V10", {"tlsSecurityProfile": {"type": "Custom", "custom": {"minTLSVersion": "VersionTLS13",
-                                                                  "ciphers": ["TLS_AES_128_GCM_SHA256"]}}}, {},
+    ("V10", {"tlsSecurityProfile": {
+        "type": "Custom", "custom": {"minTLSVersion": "VersionTLS13", "ciphers": ["TLS_AES_128_GCM_SHA256"]}}}, {},
      "spec.tlsSecurityProfile.custom.ciphers"),
     ("V11", {"mediatedDevicesConfiguration": {"mediatedDeviceTypes": ["a"], "nodeMediatedDeviceTypes": [
         {"nodeSelector": {"a": "b"}, "mediatedDevicesTypes": ["x"], "mediatedDeviceTypes": ["y"]}]}}, {},
