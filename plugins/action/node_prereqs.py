@@ -35,6 +35,7 @@ class ActionModule(ControllerAction):
             "storage_directories": (sections.get("storage") or {}).get("directories", []),
             "network_rollout": (sections.get("networking") or {}).get("rollout", []),
             "storage_pool_claims": (sections.get("storage") or {}).get("pool_claims", []),
+            "storage_volume_roots": (sections.get("storage") or {}).get("volume_roots", []),
             "msg": f"computed {len(rendered['objects'])} objects",
         }
         if rendered["warnings"]:

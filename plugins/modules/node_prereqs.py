@@ -139,6 +139,11 @@ storage_directories:
   returned: success
   type: list
   elements: str
+storage_volume_roots:
+  description: Per pool, C({pool, path, volumes, snapshots}), where the CSI driver keeps its volumes (C(<path>/csi)).
+  returned: success
+  type: list
+  elements: dict
 storage_pool_claims:
   description: The PVCs the hostpath-provisioner operator creates for C(pvc_template) pools, one per node, each
     C({pool, node, name, storage, mount}).

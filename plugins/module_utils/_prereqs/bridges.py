@@ -224,17 +224,17 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
         built = _bridge_nad(problems, path(where, "networks", nad_index), nad, name, trunk, native, cni_version)
         if built:
             objects.append(built)
-    if bridge.get("networks") and not selector_covers_all(selector, spec.get("nodes")):
+    if bridge.get("networks") and partially_selected(selector, spec.get("nodes")):
         problems.warn(f"{where}: bridge {name} exists only on the nodes its node_selector matches; the NADs keep "
                       f"the {RESOURCE_NAME_ANNOTATION} annotation so VMs are scheduled only there")
     return objects, nics
 
 
-def selector_covers_all(selector: t.Mapping[str, str], nodes: t.Any) -> bool:
-    """True when every inventory node (that is not a control-plane-only node) matches the selector."""
-    if not isinstance(nodes, list) or not nodes:
+def partially_selected(selector: t.Mapping[str, str], nodes: t.Any) -> bool:
+    """True when the node inventory is known and some node does not match the selector."""
+    if not isinstance(nodes, list):
         return False
-    return all(selector_matches(selector, n.get("labels") or {}) for n in nodes if isinstance(n, dict))
+    return not all(selector_matches(selector, n.get("labels") or {}) for n in nodes if isinstance(n, dict))
 
 
 def _nncp(name: str, spec: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -330,7 +330,7 @@ def check_desired_state(problems: Problems, where: str, desired: t.Any,
             if isinstance(interface.get(family), dict) and interface[family].get("enabled"):
                 ip_enabled[name] = path(at, family, "enabled")
         mtu = interface.get("mtu")
-        if isinstance(mtu, int) and mtu < 1280 and name in ip_enabled and (interface.get("ipv6") or {}).get("enabled"):
+        if isinstance(mtu, int) and mtu < 1280 and (interface.get("ipv6") or {}).get("enabled"):
             problems.error(path(at, "mtu"), "IPv6 needs an MTU of at least 1280")
         if kind == "linux-bridge" and interface.get("state", "up") != "absent":
             ports += _check_linux_bridge(problems, at, name, interface.get("bridge") or {})

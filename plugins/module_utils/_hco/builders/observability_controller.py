@@ -50,7 +50,7 @@ def _allowlist_args(view: HCView) -> list[str]:
         workloads = {}
     args = []
     for field, flag in ALLOWLISTS:
-        values = workloads.get(field) or observability.get(field) or []
+        values = workloads.get(field) or []
         if values:
             args.append(f"{flag}={','.join(str(v) for v in values)}")
     return args
