@@ -126,7 +126,10 @@ hyperconverged:
   returned: success
   type: dict
 swap:
-  description: C({mechanism, overcommit_percent, nodes, swap_mib, kubelet_config, hyperconverged}).
+  description:
+    - C({mechanism, overcommit_percent, nodes, swap_mib, kubelet_config, hyperconverged, encrypt, delete_first})
+      plus C(activation) for the autopilot.
+    - C(encrypt) tells the host role C(virtinfra.hyperconverged.swap) to encrypt the swap file (Kubernetes only).
   returned: when the swap section is given
   type: dict
 generated_nads:

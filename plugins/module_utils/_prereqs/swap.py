@@ -81,6 +81,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     # v1 (HCO 1.18+) moved the field under spec.virtualization.
     result["hyperconverged"] = {"spec": {"virtualization": density} if api_version.endswith("/v1") else density}
     result["delete_first"] = []
+    result["encrypt"] = _encrypt(spec, platform, problems)
     if overcommit > 100 and not problems.errors:
         if platform == "openshift":
             _openshift(spec, version, mechanism, result, problems)
@@ -124,6 +125,18 @@ def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommi
     if overcommit > 100 and nodes and not sized:
         problems.error("node_selector", "selects none of the given nodes")
     return sized
+
+
+def _encrypt(spec: t.Mapping[str, t.Any], platform: str, problems: Problems) -> bool:
+    """Whether the host swap role encrypts the file (plain dm-crypt, random key per boot: example SU-05)."""
+    encrypt = spec.get("encrypt", False)
+    if not isinstance(encrypt, bool):
+        problems.error("encrypt", "must be true or false")
+        return False
+    if encrypt and platform == "openshift":
+        problems.error("encrypt", "the MachineConfig swap file is not encrypted; on OpenShift encrypt the node "
+                                  "disks at installation instead")
+    return encrypt
 
 
 def _kubernetes(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism: str,

@@ -89,6 +89,27 @@ def test_control_plane_nodes_and_short_disks_are_refused_together():  # SU-06 + 
     assert ("nodes[1].disk_free", "node w2 needs 32768 MiB of swap but reports only 20480 MiB free") in problems
 
 
+def test_encryption_is_passed_to_the_host_role_on_kubernetes():  # SU-05 (the host side runs in molecule qemu)
+    plan = swap.plan({"version": "1.33", "overcommit_percent": 200, "encrypt": True, "nodes": [node(memory="4Gi")]})
+    assert plan["encrypt"] is True
+    assert plan["mechanism"] == "kubelet-limited-swap"
+    assert plan["nodes"] == [{"name": "w1", "memory_mib": 4096, "swap_mib": 4096}]
+    assert swap.plan({"version": "1.33", "overcommit_percent": 200, "nodes": [node()]})["encrypt"] is False
+
+
+OPENSHIFT_ENCRYPT = "the MachineConfig swap file is not encrypted; on OpenShift encrypt the node disks at installation instead"
+
+
+@pytest.mark.parametrize("platform, version, encrypt, message", [
+    ("openshift", "4.18", True, OPENSHIFT_ENCRYPT),
+    ("kubernetes", "1.33", "yes", "must be true or false"),
+])
+def test_encryption_refusals(platform, version, encrypt, message):
+    problems = errors_of({"platform": platform, "version": version, "overcommit_percent": 150, "encrypt": encrypt,
+                          "nodes": [node()]})
+    assert problems == {("encrypt", message)}
+
+
 def test_openshift_4_18_manual_wasp_agent():  # KC-09, WA-01, WA-03, SU-01, SU-02
     result = swap.plan({"platform": "openshift", "version": "4.18", "overcommit_percent": 150,
                         "nodes": [node(memory="16Gi")]})
