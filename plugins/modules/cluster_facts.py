@@ -126,22 +126,25 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 )
 
 
+def _kind_list() -> dict:
+    """A list of {apiVersion, kind} (the kinds and read options)."""
+    return dict(type="list", elements="dict", default=[], options=dict(
+        apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True)))
+
+
+def _kind_pairs(entries: list) -> list:
+    return [(entry["apiVersion"], entry["kind"]) for entry in entries]
+
+
 def main() -> None:
-    argument_spec = dict(
-        kinds=dict(type="list", elements="dict", default=[], options=dict(
-            apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
-        read=dict(type="list", elements="dict", default=[], options=dict(
-            apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
-        **AUTH_ARGUMENT_SPEC,
-    )
+    argument_spec = dict(kinds=_kind_list(), read=_kind_list(), **AUTH_ARGUMENT_SPEC)
     module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
     if KUBERNETES_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
     connection = None
     try:
         connection = connect(module.params)
-        facts = cluster_facts(connection, [(k["apiVersion"], k["kind"]) for k in module.params["kinds"]],
-                              [(k["apiVersion"], k["kind"]) for k in module.params["read"]])
+        facts = cluster_facts(connection, _kind_pairs(module.params["kinds"]), _kind_pairs(module.params["read"]))
     except KubeError as exc:
         module.fail_json(msg=str(exc), status=exc.status, requests=connection.request_count if connection else 0)
     module.exit_json(changed=False, requests=connection.request_count if connection else 0, **facts)
