@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import pathlib
+import signal
 import sys
 
 import pytest
@@ -22,6 +23,15 @@ for path in (str(LINK_BASE), str(TESTS)):
         sys.path.insert(0, path)
 
 import vectors  # noqa: E402  pylint: disable=wrong-import-position
+
+
+def _terminate(signum: int, frame: object) -> None:
+    """SIGTERM (a CI time limit, a killed session) ends the run like Ctrl-C: fixture finalisers stop the servers."""
+    del signum, frame
+    raise KeyboardInterrupt
+
+
+signal.signal(signal.SIGTERM, _terminate)
 
 
 def pytest_collection_modifyitems(items):

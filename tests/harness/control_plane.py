@@ -7,6 +7,10 @@ Token authentication (an admin token in system:masters and a limited token with 
 authorization, an audit log of every request (used to count requests at the server), and the CRDs from
 ``../shared/crds`` installed and Established. Binaries come from ``build-control-plane`` (Go modules, cached).
 
+Hygiene: each server is recorded in ``state.json`` as soon as it is spawned (so a failed start-up is still
+stopped), dies with the process that started it unless ``detached`` (``PR_SET_PDEATHSIG``), and is signalled only
+while ``/proc/PID`` is still that binary running on this work directory, never a recycled PID.
+
     python tests/harness/control_plane.py start DIR   # prints the kubeconfig path
     python tests/harness/control_plane.py stop DIR
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import dataclasses
 import json
 import os
@@ -66,6 +71,8 @@ class ControlPlane:
     etcd_pid: int = 0
     apiserver_pid: int = 0
     etcd_port: int = 0
+    # True when the servers must outlive the process that starts them (the molecule site scenario's CLI start).
+    detached: bool = False
 
     @property
     def server(self) -> str:
@@ -101,16 +108,25 @@ class ControlPlane:
             subprocess.run(["openssl", "rsa", "-in", str(self.workdir / "sa.key"), "-pubout", "-out",
                             str(self.workdir / "sa.pub")], check=True, stderr=subprocess.DEVNULL)
         (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY, encoding="utf-8")
-        self.start_etcd()
-        self.start_apiserver()
+        try:
+            self.start_etcd()
+            self.start_apiserver()
+        except BaseException:
+            self.stop()
+            raise
         self._write_kubeconfig()
         self.save()
         return self
 
+    def _spawn(self, argv: list[str], log_name: str) -> int:
+        with open(self.workdir / log_name, "ab") as log:
+            process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                                       preexec_fn=None if self.detached else _die_with_parent)
+        return process.pid
+
     def start_etcd(self) -> None:
         peer = _free_port()
-        log = open(self.workdir / "etcd.log", "ab")  # noqa: SIM115 - handed to the child
-        process = subprocess.Popen([
+        self.etcd_pid = self._spawn([
             str(self.bindir / "etcd"), "--name", "harness", "--data-dir", str(self.workdir / "etcd"),
             "--listen-client-urls", f"http://127.0.0.1:{self.etcd_port}",
             "--advertise-client-urls", f"http://127.0.0.1:{self.etcd_port}",
@@ -118,13 +134,12 @@ class ControlPlane:
             "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
             "--initial-cluster", f"harness=http://127.0.0.1:{peer}",
             "--unsafe-no-fsync", "--log-level", "warn",
-        ], stdout=log, stderr=log, start_new_session=True)
-        self.etcd_pid = process.pid
+        ], "etcd.log")
+        self.save()
         _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log")
 
     def start_apiserver(self) -> None:
-        log = open(self.workdir / "kube-apiserver.log", "ab")  # noqa: SIM115 - handed to the child
-        process = subprocess.Popen([
+        self.apiserver_pid = self._spawn([
             str(self.bindir / "kube-apiserver"),
             f"--etcd-servers=http://127.0.0.1:{self.etcd_port}",
             "--bind-address=127.0.0.1", f"--secure-port={self.port}", "--advertise-address=127.0.0.1",
@@ -142,12 +157,12 @@ class ControlPlane:
             f"--audit-policy-file={self.workdir / 'audit-policy.yaml'}",
             f"--audit-log-path={self.audit_log}", "--audit-log-format=json", "--audit-log-mode=blocking",
             "--v=0",
-        ], stdout=log, stderr=log, start_new_session=True)
-        self.apiserver_pid = process.pid
+        ], "kube-apiserver.log")
+        self.save()
         _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log")
 
     def stop_apiserver(self) -> None:
-        _kill(self.apiserver_pid)
+        self._kill(self.apiserver_pid, "kube-apiserver")
         self.apiserver_pid = 0
         self.save()
 
@@ -157,10 +172,18 @@ class ControlPlane:
         self.save()
 
     def stop(self) -> None:
-        _kill(self.apiserver_pid)
-        _kill(self.etcd_pid)
+        self._kill(self.apiserver_pid, "kube-apiserver")
+        self._kill(self.etcd_pid, "etcd")
         self.apiserver_pid = self.etcd_pid = 0
         self.save()
+
+    def owns(self, pid: int, binary: str) -> bool:
+        """Whether PID is still ``binary`` from our bin directory running on our work directory."""
+        return _is_our_process(pid, self.bindir / binary, str(self.workdir))
+
+    def _kill(self, pid: int, binary: str) -> None:
+        if pid and self.owns(pid, binary):
+            _kill(pid)
 
     # -------------------------------------------------------------- helpers
     def ready(self) -> bool:
@@ -240,9 +263,26 @@ def _wait(probe: t.Callable[[], bool], timeout: float, what: str, log: pathlib.P
     raise RuntimeError(f"{what} did not become ready within {timeout}s; log tail:\n{tail}")
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent() -> None:
+    """In the child before exec: the kernel sends SIGKILL when the parent that spawned it exits."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+
+
+def _is_our_process(pid: int, executable: pathlib.Path, marker: str) -> bool:
+    try:
+        exe = os.readlink(f"/proc/{pid}/exe")
+        cmdline = pathlib.Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except OSError:
+        return False
+    # A binary replaced since (a newer cache) still names the process it started, with " (deleted)".
+    return exe.removesuffix(" (deleted)") == str(executable.resolve()) and marker in cmdline
+
+
 def _kill(pid: int) -> None:
-    if not pid:
-        return
     try:
         os.kill(pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -274,11 +314,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.workdir is None:
         parser.error("start and stop need a work directory")
     if args.action == "start":
-        plane = ControlPlane(args.workdir.resolve(), build()).start()
+        plane = ControlPlane(args.workdir.resolve(), build(), detached=True).start()
         plane.install_crds()
         print(plane.kubeconfig)
     else:
-        ControlPlane.load(args.workdir.resolve()).stop()
+        if (args.workdir / "state.json").exists():
+            ControlPlane.load(args.workdir.resolve()).stop()
         shutil.rmtree(args.workdir / "etcd", ignore_errors=True)
     return 0
 

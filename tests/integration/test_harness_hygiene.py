@@ -1,0 +1,103 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The test harness leaves nothing behind: its servers die with the run however it ends, and the hygiene check
+sees what a test leaves."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from harness import hygiene
+from harness.control_plane import ControlPlane, build
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _hold_control_plane(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, dict[str, int], pathlib.Path]:
+    out = tmp_path / "pids.json"
+    probe = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                              f"--basetemp={tmp_path / 'probe'}", str(HERE / "harness_probe.py")],
+                             env=dict(os.environ, VIRTINFRA_PROBE_OUT=str(out)), cwd=HERE.parent.parent,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.monotonic() + 300
+    while not out.exists():
+        assert probe.poll() is None, probe.communicate()[0][-3000:]
+        assert time.monotonic() < deadline, "the probe's control plane did not start"
+        time.sleep(0.3)
+    pids = json.loads(out.read_text())
+    state = pathlib.Path(pids.pop("state"))
+    assert all(_alive(pid) for pid in pids.values())
+    return probe, pids, state
+
+
+def _gone(pids: dict[str, int], timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(_alive(pid) for pid in pids.values()):
+            return True
+        time.sleep(0.2)
+    return False
+
+
+def test_sigterm_of_the_test_run_stops_its_servers(tmp_path: pathlib.Path) -> None:
+    probe, pids, state = _hold_control_plane(tmp_path)
+    probe.send_signal(signal.SIGTERM)
+    output = probe.communicate(timeout=120)[0]
+    assert _gone(pids), output[-2000:]
+    # The fixture's finaliser stopped them (it records the stop), not only the parent-death signal.
+    assert json.loads(state.read_text())["apiserver_pid"] == 0, output[-2000:]
+
+
+def test_sigkill_of_the_test_run_takes_its_servers_with_it(tmp_path: pathlib.Path) -> None:
+    probe, pids, state = _hold_control_plane(tmp_path)
+    probe.kill()            # the pytest process alone: no finaliser runs, the kernel's parent-death signal acts
+    probe.communicate(timeout=60)
+    assert _gone(pids)
+    assert json.loads(state.read_text())["apiserver_pid"] == pids["apiserver"]   # no finaliser ran
+
+
+def test_stop_never_signals_a_process_it_did_not_start(tmp_path: pathlib.Path) -> None:
+    # A stale state file naming a PID that now belongs to something else (after a reboot, PIDs are reused).
+    stranger = subprocess.Popen(["sleep", "60"])
+    try:
+        plane = ControlPlane(tmp_path, build(), etcd_pid=stranger.pid, apiserver_pid=stranger.pid)
+        plane.stop()
+        assert stranger.poll() is None and _alive(stranger.pid)
+    finally:
+        stranger.kill()
+        stranger.wait()
+
+
+def test_hygiene_check_names_a_leftover_port_and_file(tmp_path: pathlib.Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hygiene, "WATCHED_TREES", (str(tmp_path / "etc"),))
+    (tmp_path / "etc").mkdir()
+    before = hygiene.snapshot()
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        (tmp_path / "etc" / "left.conf").write_text("x")
+        problems = hygiene.differences(before, hygiene.snapshot())
+    assert any(p.startswith("listening ports: added ") and p.endswith(f":{port}") for p in problems), problems
+    assert f"files: added {tmp_path / 'etc' / 'left.conf'}" in problems
+    (tmp_path / "etc" / "left.conf").unlink()
+    after = hygiene.differences(before, hygiene.snapshot())
+    assert not any(str(port) in p or "left.conf" in p for p in after), after
