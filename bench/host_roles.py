@@ -21,21 +21,19 @@ import tempfile
 import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-SCENARIO = ROOT / "extensions" / "molecule" / "podman"
+SCENARIO = ROOT / "molecule" / "podman"
 IMAGE = "localhost/virtinfra-deb12:latest"
 RECAP = re.compile(r"^(\S+)\s+: ok=(\d+)\s+changed=(\d+)\s+unreachable=(\d+)\s+failed=(\d+)\s+skipped=(\d+)", re.M)
 
 
 def start(name: str) -> None:
     subprocess.run(["podman", "rm", "-f", name], capture_output=True, check=False)
-    subprocess.run(["podman", "volume", "rm", "-f", f"{name}-pool"], capture_output=True, check=False)
     subprocess.run(["podman", "run", "-d", "--name", name, "--hostname", name, "--systemd=always",
-                    "-v", f"{name}-pool:/srv/hpp", IMAGE, "/sbin/init"], check=True, capture_output=True)
+                    "--tmpfs", "/srv/hpp", IMAGE, "/sbin/init"], check=True, capture_output=True)
 
 
 def stop(name: str) -> None:
     subprocess.run(["podman", "rm", "-f", name], capture_output=True, check=False)
-    subprocess.run(["podman", "volume", "rm", "-f", f"{name}-pool"], capture_output=True, check=False)
 
 
 def playbook(inventory: pathlib.Path, book: str, limit: str) -> tuple[float, dict[str, tuple[int, int]]]:
