@@ -16,6 +16,8 @@ import typing as t
 
 import yaml
 
+# The C loader (libyaml) parses the 3.8 MB of shared CRDs several times faster than the pure-Python one.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool}
 
 
@@ -24,7 +26,7 @@ def crd_index(crd_dir: str) -> dict[tuple[str, str], dict[str, t.Any]]:
     """(apiVersion, kind) -> openAPIV3Schema for every served version of every CRD in the directory."""
     index: dict[tuple[str, str], dict[str, t.Any]] = {}
     for path in sorted(pathlib.Path(crd_dir).glob("*.yaml")):
-        for document in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        for document in yaml.load_all(path.read_text(encoding="utf-8"), Loader=_LOADER):
             if not document or document.get("kind") != "CustomResourceDefinition":
                 continue
             spec = document["spec"]

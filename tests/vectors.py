@@ -19,9 +19,13 @@ GOLDEN_DIR = SHARED / "hco-golden-examples"
 CRD_DIR = SHARED / "crds"
 
 
+# The C loader (libyaml) when PyYAML has it: the shared CRDs are megabytes of YAML.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def load(path: pathlib.Path) -> dict[str, t.Any]:
     with path.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return yaml.load(handle, Loader=_LOADER)
 
 
 def vector_files(release: str) -> list[pathlib.Path]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import typing as t
 
 import vectors
-import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import openapi
 
@@ -53,7 +52,7 @@ def test_missing_required_and_booleans_are_not_integers():
 
 
 def test_served_schemas_of_a_shared_crd():
-    crd = yaml.safe_load((vectors.CRD_DIR / "kubevirts.kubevirt.io.yaml").read_text())
+    crd = vectors.load(vectors.CRD_DIR / "kubevirts.kubevirt.io.yaml")
     schemas = openapi.served_schemas(crd)
     assert ("kubevirt.io/v1", "KubeVirt") in schemas
     kubevirt = {"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": {"name": "k"},

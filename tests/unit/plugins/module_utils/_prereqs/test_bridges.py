@@ -9,7 +9,6 @@ import json
 
 import pytest
 import vectors
-import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import bridges
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -325,7 +324,7 @@ def test_dns_probe_host_for_disconnected_sites():  # NN-25
 
 
 def test_node_network_state_is_read_as_v1beta1():  # NN-26, against the real CRD
-    crd = yaml.safe_load((vectors.CRD_DIR / "nodenetworkstates.nmstate.io.yaml").read_text())
+    crd = vectors.load(vectors.CRD_DIR / "nodenetworkstates.nmstate.io.yaml")
     served = {f"{crd['spec']['group']}/{v['name']}" for v in crd["spec"]["versions"] if v["served"]}
     assert bridges.NODE_NETWORK_STATE_API_VERSION in served
     assert "nmstate.io/v1" not in served

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import pytest
 import vectors
-import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import swap
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -184,7 +183,7 @@ def test_hyperconverged_patch_path():  # SW-11, SW-12
 
 
 def test_api_server_defaults_the_overcommit_percentage():  # SW-09, by the real CRD schema
-    crd = yaml.safe_load((vectors.CRD_DIR / "hyperconvergeds.hco.kubevirt.io.yaml").read_text())
+    crd = vectors.load(vectors.CRD_DIR / "hyperconvergeds.hco.kubevirt.io.yaml")
     version = next(v for v in crd["spec"]["versions"] if v["name"] == "v1beta1")
     spec_schema = version["schema"]["openAPIV3Schema"]["properties"]["spec"]
     density = spec_schema["properties"]["higherWorkloadDensity"]
