@@ -43,7 +43,8 @@ ln -sfn "$ROOT" "$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
 export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS"
 # Ansible's per-user state (temporary files, caches) stays in the checkout's cache, never in ~/.ansible.
 export ANSIBLE_HOME="$ROOT/.cache/ansible-home"
-# Where modules run on the controller (connection local) Ansible's remote_tmp would be ~/.ansible/tmp as well.
-export ANSIBLE_REMOTE_TEMP="${ANSIBLE_REMOTE_TEMP:-$ANSIBLE_HOME/remote-tmp}"
+# Where modules run on the controller (connection local) Ansible's remote_tmp would be ~/.ansible/tmp as well. The
+# same setting applies on the test hosts, where /tmp is a tmpfs that podman's file transfer cannot see: /var/tmp.
+export ANSIBLE_REMOTE_TEMP="${ANSIBLE_REMOTE_TEMP:-/var/tmp/.ansible-virtinfra-tests}"
 export ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-1}" ANSIBLE_LOCALHOST_WARNING=False ANSIBLE_INVENTORY_UNPARSED_WARNING=False
 COLLECTION_DIR="$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
