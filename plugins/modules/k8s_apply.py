@@ -27,9 +27,19 @@ description:
   - "Drift: fields another actor changed since this module last applied the object (the input fingerprint stored in
     the C(hyperconverged.virtinfra.io/desired-hash) annotation is unchanged, or another field manager now owns the
     field). Counted per object, like HCO's C(kubevirt_hco_out_of_band_modifications_total)."
-  - Every applied object is labelled C(hyperconverged.virtinfra.io/managed-by=virtinfra.hyperconverged) and
-    C(hyperconverged.virtinfra.io/apply-set=<apply_set>); O(prune) deletes labelled objects of the same apply set that
-    are no longer desired.
+  - Every applied object is labelled C(hyperconverged.virtinfra.io/managed-by=virtinfra.hyperconverged) and, with
+    O(apply_set), C(hyperconverged.virtinfra.io/apply-set=<apply_set>). O(prune) deletes objects of the same apply set
+    that are no longer desired, and only those this module applied (an object must carry both labels B(and) this
+    module's field manager must have applied the apply-set label; a copied manifest with our labels is left alone,
+    with a warning). Namespaces and CustomResourceDefinitions are never pruned unless O(prune_namespaces), and then
+    only when everything in them belongs to the apply set; RV(pruned[].contents) lists what went with them.
+  - "Drift in O(drift=report) mode: fields another field manager set are left out of what is applied, at any depth
+    (an item of an associative list stays, named by its keys, without the foreign fields; an atomic list is one unit),
+    so a report run never changes them, and never removes a field this module owns as a side effect. When the input
+    is unchanged since the last apply, every difference is someone else's edit: it is reported and nothing is written."
+  - Secrets are compared by content (C(stringData) is folded into C(data)). Their values and any
+    C(kubectl.kubernetes.io/last-applied-configuration) annotation are redacted in RV(diff), RV(objects) and the
+    module's logged arguments, and they carry no content hash.
   - 409 (except server-side apply field conflicts), 429 and 5xx responses and connection failures are retried with
     exponential backoff. A 403 is reported as C(user X cannot VERB RESOURCE in NS).
 requirements:
@@ -72,12 +82,21 @@ options:
     default: revert
   prune:
     description:
-      - Delete objects labelled with this O(apply_set) that are not in O(objects). Kinds searched are those in
-        O(objects) plus O(prune_kinds).
+      - Delete objects of this O(apply_set) that are not in O(objects) (see the description for what counts as one
+        of ours). Kinds searched are those in O(objects) plus O(prune_kinds). Requires O(apply_set).
+    type: bool
+    default: false
+  prune_namespaces:
+    description:
+      - Also prune Namespaces and CustomResourceDefinitions that left O(objects), when nothing in them is foreign
+        (objects the cluster creates in every namespace, events and objects owned by another object aside). A
+        Namespace or CRD holding a foreign object fails the task before anything is written.
     type: bool
     default: false
   prune_kinds:
-    description: Extra kinds to search when pruning (a kind may have no desired object left).
+    description:
+      - Extra kinds to search when pruning (a kind may have no desired object left). A kind the server does not
+        serve gives a warning.
     type: list
     elements: dict
     default: []
@@ -91,9 +110,10 @@ options:
         type: str
         required: true
   apply_set:
-    description: Name of the set of objects this call manages; pruning never touches another set.
+    description:
+      - Name of the set of objects this call manages; pruning never touches another set. There is no default, so
+        two runs that prune must each name their set.
     type: str
-    default: default
   field_manager:
     description: Server-side apply field manager.
     type: str
@@ -231,10 +251,18 @@ objects:
        changes: [{path: data.mode, op: change, before: a, after: b}], drift: {count: 0, fields: []}, reverted: 0,
        validated_by: dry-run}
 pruned:
-  description: Objects deleted because they are no longer desired.
+  description:
+    - Objects deleted because they are no longer desired (in check mode, that would be deleted). A pruned
+      Namespace or CRD lists in C(contents) the objects of the apply set that went with it.
   returned: always
   type: list
   elements: dict
+  contains:
+    contents:
+      description: For a pruned Namespace or CRD, the objects of the apply set that go with it (C(Kind ns/name)).
+      type: list
+      elements: str
+      returned: when a Namespace or CRD is pruned
 drift_total:
   description: Drifted fields over all objects.
   returned: always
@@ -265,6 +293,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.appl
     Applier,
     ApplyFailed,
     Options,
+    secret_values,
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     KUBERNETES_IMPORT_ERROR,
@@ -287,7 +316,8 @@ ARGUMENT_SPEC = dict(
     prune=dict(type="bool", default=False),
     prune_kinds=dict(type="list", elements="dict", default=[], options=dict(
         apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
-    apply_set=dict(type="str", default="default"),
+    apply_set=dict(type="str"),
+    prune_namespaces=dict(type="bool", default=False),
     field_manager=dict(type="str", default="virtinfra.hyperconverged"),
     namespace=dict(type="str"),
     wait=dict(type="bool", default=True),
@@ -327,22 +357,35 @@ def main() -> None:
     params = module.params
     options = Options(
         apply_set=params["apply_set"], field_manager=params["field_manager"], state=params["state"],
-        drift=params["drift"], prune=params["prune"],
+        drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"],
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
     )
+    # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).
+    module.no_log_values.update(secret_values(params["objects"]))
     connection = None
+    applier = None
     try:
         connection = connect(params)
-        result = Applier(connection, options).run(params["objects"])
+        applier = Applier(connection, options)
+        result = applier.run(params["objects"])
     except ApplyFailed as exc:
+        _warn(module, applier)
         module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection))
     except (KubeError, WaitFailed) as exc:
+        _warn(module, applier)
         module.fail_json(msg=str(exc), status=getattr(exc, "status", None), requests=_requests(connection))
+    for warning in result.pop("warnings", []):
+        module.warn(warning)
     if not module._diff:
         result.pop("diff", None)
     module.exit_json(**result)
+
+
+def _warn(module: AnsibleModule, applier: Applier | None) -> None:
+    for warning in applier.warnings if applier else []:
+        module.warn(warning)
 
 
 def _requests(connection: Connection | None) -> dict:

@@ -202,9 +202,10 @@ class ControlPlane:
         self.kubeconfig.write_text(json.dumps(config, indent=2), encoding="utf-8")
         self.kubeconfig.chmod(0o600)
 
-    def kubectl_run(self, *args: str, check: bool = True, context: str = "admin") -> subprocess.CompletedProcess:
+    def kubectl_run(self, *args: str, check: bool = True, context: str = "admin",
+                    input: str | None = None) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}", *args],
-                              check=check, capture_output=True, text=True)
+                              check=check, capture_output=True, text=True, input=input)
 
     def install_crds(self, crd_dir: pathlib.Path | None = None) -> None:
         crd_dir = crd_dir or shared_dir() / "crds"

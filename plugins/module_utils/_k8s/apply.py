@@ -12,14 +12,28 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
+import base64
 import concurrent.futures
+import contextlib
 import copy
 import dataclasses
 import typing as t
 
 from .client import Connection, KubeError
 from .discovery import Discovery, Resource
-from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, fingerprint, mismatches, ownership, owns, public, remove_paths, strip
+from .fields import (
+    FINGERPRINT_ANNOTATION,
+    contained,
+    dict_paths,
+    diff,
+    fingerprint,
+    mismatches,
+    ownership,
+    owns,
+    public,
+    strip,
+    without_foreign,
+)
 from .openapi import served_schemas, validate_custom_resource
 from .waits import WaitSpec, wait_for_all
 
@@ -51,12 +65,13 @@ class ApplyFailed(Exception):
 
 @dataclasses.dataclass
 class Options:
-    apply_set: str = "default"
+    apply_set: str | None = None  # no default: prune needs a set named on purpose
     field_manager: str = FIELD_MANAGER
     state: str = "present"  # present | absent | observed
     drift: str = "revert"  # revert | report
     prune: bool = False
     prune_kinds: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    prune_namespaces: bool = False  # Namespaces and CRDs hold other objects: pruned only on request, and empty
     namespace: str | None = None
     check_mode: bool = False
     wait: bool = True
@@ -100,21 +115,31 @@ class Item:
         return {"object": f"{self.api_version} {self.label}", "index": self.index, "path": path, "message": message}
 
 
+# Kinds whose deletion takes other objects with it.
+CONTAINER_KINDS = frozenset({"Namespace", "CustomResourceDefinition"})
+
+
 class Applier:
     def __init__(self, connection: Connection, options: Options) -> None:
         self.connection = connection
         self.options = options
         self.discovery = Discovery(connection)
         self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
+        self.warnings: list[str] = []
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
         items, errors = self._parse(objects)
+        if self.options.prune and not self.options.apply_set:
+            errors.append({"object": "options", "index": None, "path": "apply_set",
+                           "message": "prune needs an apply_set named on purpose: there is no default set, so "
+                                      "two runs can never prune each other's objects by accident"})
         if errors:
             raise ApplyFailed(_summary("invalid input", errors), errors)
         self._resolve(items, errors)
         if errors:
             raise ApplyFailed(_summary("invalid objects", errors), errors)
+        self._input_namespaces = {i.name for i in items if i.kind == "Namespace" and i.api_version == "v1"}
         self._read_live(items)
         if self.options.state == "observed":
             return self._observe(items)
@@ -127,7 +152,10 @@ class Applier:
         if errors:
             raise ApplyFailed(_summary("the API server refused objects in a dry run; nothing was written", errors),
                               errors)
-        prunable = self._find_prunable(items) if self.options.prune else []
+        prunable = self._find_prunable(items, errors) if self.options.prune else []
+        if errors:
+            raise ApplyFailed(_summary("pruning would delete objects this apply set does not own; nothing was "
+                                       "written", errors), errors, partial={"warnings": self.warnings})
         if not self.options.check_mode:
             self._write(items)
         pruned = [self._prune(obj, resource) for obj, resource in prunable]
@@ -155,6 +183,11 @@ class Applier:
                 continue
             desired: dict[str, t.Any] = copy.deepcopy(obj)
             desired.pop("status", None)
+            if _is_secret(desired):
+                problem = _fold_string_data(desired)
+                if problem:
+                    errors.append({"object": where, "index": index, "path": problem[0], "message": problem[1]})
+                    continue
             for field in ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation"):
                 desired["metadata"].pop(field, None)
             item = Item(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
@@ -192,10 +225,15 @@ class Applier:
             for item in items:
                 labels = item.desired["metadata"].setdefault("labels", {})
                 labels[MANAGED_BY_LABEL] = FIELD_MANAGER
-                labels[APPLY_SET_LABEL] = self.options.apply_set
+                if self.options.apply_set:
+                    labels[APPLY_SET_LABEL] = self.options.apply_set
                 annotations = item.desired["metadata"].setdefault("annotations", {})
                 annotations.pop(FINGERPRINT_ANNOTATION, None)
-                annotations[FINGERPRINT_ANNOTATION] = fingerprint(item.desired)
+                if not _is_secret(item.desired):
+                    # A Secret gets no content hash: metadata-only readers could test guesses against it.
+                    annotations[FINGERPRINT_ANNOTATION] = fingerprint(item.desired)
+                elif not annotations:
+                    item.desired["metadata"].pop("annotations")
 
     # ------------------------------------------------------------------ reading
     def _read_live(self, items: list[Item]) -> None:
@@ -231,7 +269,9 @@ class Applier:
             item.live = None
 
     def _list_managed(self, resource: Resource) -> list[dict[str, t.Any]]:
-        selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER},{APPLY_SET_LABEL}={self.options.apply_set}"
+        selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER}"
+        if self.options.apply_set:
+            selector += f",{APPLY_SET_LABEL}={self.options.apply_set}"
         document = self.connection.request("GET", resource.path(), query={"labelSelector": selector})
         found = document.get("items") or []
         for obj in found:
@@ -278,7 +318,17 @@ class Applier:
             predicted = self._apply(item, item.desired, force=True, dry_run=True)
         except KubeError as exc:
             if _namespace_missing(exc) and item.namespace:
-                item.deferred = f"its namespace {item.namespace} does not exist yet"
+                if item.namespace in self._input_namespaces:
+                    item.deferred = f"its namespace {item.namespace} is created by this run"
+                    return
+                if self.options.check_mode:
+                    # An earlier task of the same play may create it, which check mode does not do: say so.
+                    item.deferred = f"its namespace {item.namespace} does not exist yet"
+                    self.warnings.append(f"{item.label}: namespace {item.namespace} does not exist; a real run "
+                                         "fails unless an earlier task creates it")
+                    return
+                errors.append(item.error("metadata.namespace", f"namespace {item.namespace} does not exist and is "
+                                                               "not among the objects of this call"))
                 return
             errors.extend(_server_errors(item, exc))
             return
@@ -291,24 +341,42 @@ class Applier:
         item.action = "created" if live is None else "updated"
         if live is None:
             return
-        item.drift = self._drift(item, live)
-        if item.drift and self.options.drift == "report":
-            item.body = remove_paths(item.desired, [d["_path"] for d in item.drift])
-            try:
-                predicted = self._apply(item, item.body, force=False, dry_run=True)
-            except KubeError as exc:
-                errors.extend(_server_errors(item, exc))
+        if self.options.drift == "report":
+            if self._input_unchanged(item, live):
+                # Same input as our last apply: every difference is someone else's edit (a change, or a removal
+                # that leaves the field to nobody). Report it all, write nothing.
+                owners = ownership(live)
+                owners.pop(self.options.field_manager, None)
+                item.drift = [{**c, "managers": sorted(n for n, paths in owners.items() if owns(paths, c["_path"]))}
+                              for c in item.changes]
+                item.body, item.result, item.changes, item.action = None, live, [], "unchanged"
                 return
-            item.result = predicted
-            item.changes = diff(strip(live), strip(predicted))
-            item.action = "updated" if item.changes else "unchanged"
+            # Only what no other manager set: their fields stay out of our configuration, at any depth.
+            body, kept = without_foreign(item.desired, live, self.options.field_manager)
+            item.drift = kept
+            if body != item.desired:
+                item.body = body
+                try:
+                    predicted = self._apply(item, body, force=False, dry_run=True)
+                except KubeError as exc:
+                    errors.extend(_server_errors(item, exc))
+                    return
+                item.result = predicted
+                item.changes = diff(strip(live), strip(predicted))
+                item.action = "updated" if item.changes else "unchanged"
+            return
+        item.drift = self._drift(item, live)
+
+    @staticmethod
+    def _input_unchanged(item: Item, live: dict[str, t.Any]) -> bool:
+        wanted = ((item.desired["metadata"].get("annotations") or {}).get(FINGERPRINT_ANNOTATION))
+        annotations = (live.get("metadata") or {}).get("annotations") or {}
+        return wanted is not None and annotations.get(FINGERPRINT_ANNOTATION) == wanted
 
     def _drift(self, item: Item, live: dict[str, t.Any]) -> list[dict[str, t.Any]]:
         """Changes that undo someone else's edit: the input is unchanged since our last apply, or another manager
         owns the field now."""
-        annotations = (live.get("metadata") or {}).get("annotations") or {}
-        desired_fingerprint = item.desired["metadata"]["annotations"][FINGERPRINT_ANNOTATION]
-        unchanged_input = annotations.get(FINGERPRINT_ANNOTATION) == desired_fingerprint
+        unchanged_input = self._input_unchanged(item, live)
         owners = ownership(live)
         ours = owners.pop(self.options.field_manager, set())
         drift = []
@@ -383,32 +451,107 @@ class Applier:
         self._parallel(lambda item: self._plan(item, errors), ready)
 
     # ------------------------------------------------------------------ prune, delete, observe
-    def _find_prunable(self, items: list[Item]) -> list[tuple[dict[str, t.Any], Resource]]:
+    def _find_prunable(self, items: list[Item], errors: list[dict[str, t.Any]]) -> list[tuple[dict[str, t.Any], Resource]]:
+        """Objects of this apply set that left the input. An object is ours only when it carries both labels and
+        our field manager applied the apply-set label (a copied manifest with our labels is not ours)."""
         wanted = {item.key for item in items}
         resources = list(_unique(item.resource for item in items if item.resource))
         for api_version, kind in self.options.prune_kinds:
             resource = self.discovery.find(api_version, kind)
-            if resource and resource not in resources:
+            if resource is None:
+                self.warnings.append(f"prune_kinds: the server does not serve {kind} in {api_version}; "
+                                     "objects of that kind were not looked for")
+            elif resource not in resources:
                 resources.append(resource)
         found = []
         for resource in resources:
             for obj in self._list_managed(resource):
                 meta = obj["metadata"]
-                if (resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"]) not in wanted:
-                    found.append((obj, resource))
+                if (resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"]) in wanted:
+                    continue
+                label = f"{resource.kind} {_where(meta.get('namespace'), meta['name'])}"
+                if not self._applied_by_us(obj):
+                    self.warnings.append(f"{label} carries this apply set's labels but was not applied by field "
+                                         f"manager {self.options.field_manager}: not pruned")
+                    continue
+                if resource.kind in CONTAINER_KINDS:
+                    if not self.options.prune_namespaces:
+                        self.warnings.append(f"{label} left the input but is not pruned: deleting it would delete "
+                                             "everything in it (set prune_namespaces to prune it when empty)")
+                        continue
+                    contents, foreign = self._contents(resource, meta["name"])
+                    if foreign:
+                        errors.append({"object": f"{resource.api_version} {label}", "index": None, "path": "",
+                                       "message": "would be pruned, but holds objects this apply set does not own: "
+                                                  + ", ".join(foreign[:10])
+                                                  + (f" and {len(foreign) - 10} more" if len(foreign) > 10 else "")})
+                        continue
+                    obj["_contents"] = contents
+                found.append((obj, resource))
         found.sort(key=lambda pair: -KIND_RANK.get(pair[1].kind, CUSTOM_RANK))
         return found
 
+    def _applied_by_us(self, obj: dict[str, t.Any]) -> bool:
+        for entry in (obj.get("metadata") or {}).get("managedFields") or []:
+            if entry.get("manager") != self.options.field_manager or entry.get("operation") != "Apply":
+                continue
+            labels = ((entry.get("fieldsV1") or {}).get("f:metadata") or {}).get("f:labels") or {}
+            if f"f:{APPLY_SET_LABEL}" in labels:
+                return True
+        return False
+
+    def _contents(self, resource: Resource, name: str) -> tuple[list[str], list[str]]:
+        """What deleting a Namespace (its objects) or a CRD (its custom resources) would take with it: (ours, others)."""
+        if resource.kind == "Namespace":
+            listed = [(r, self._list_all(r, namespace=name)) for r in self.discovery.namespaced_listable()]
+        else:
+            crd = self.connection.request("GET", resource.path(None, name))
+            spec = crd.get("spec") or {}
+            listed = []
+            for version in spec.get("versions") or []:
+                if version.get("served"):
+                    kind = str((spec.get("names") or {}).get("kind") or "")
+                    found = self.discovery.find(f"{spec.get('group')}/{version['name']}", kind)
+                    if found is not None:
+                        listed.append((found, self._list_all(found)))
+                        break
+        ours: list[str] = []
+        others: list[str] = []
+        for inner, objects in listed:
+            for obj in objects:
+                meta = obj.get("metadata") or {}
+                if _bootstrapped(inner, meta):
+                    continue
+                label = f"{inner.kind} {_where(meta.get('namespace'), meta.get('name'))}"
+                labels = meta.get("labels") or {}
+                mine = (labels.get(APPLY_SET_LABEL) == self.options.apply_set and self._applied_by_us(obj))
+                (ours if mine else others).append(label)
+        return ours, others
+
+    def _list_all(self, resource: Resource, namespace: str | None = None) -> list[dict[str, t.Any]]:
+        document = self.connection.request("GET", resource.path(namespace))
+        return list(document.get("items") or [])
+
     def _prune(self, obj: dict[str, t.Any], resource: Resource) -> dict[str, t.Any]:
         meta = obj["metadata"]
+        # Only the object we listed: a same-named object created since (another uid) is not ours to delete.
+        # With a body the server reads every delete option from it and ignores the query: dryRun goes in both.
         query = {"dryRun": "All" if self.options.check_mode else None, "propagationPolicy": "Background"}
+        body: dict[str, t.Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background",
+                                  "preconditions": {"uid": meta.get("uid")}}
+        if self.options.check_mode:
+            body["dryRun"] = ["All"]
         try:
-            self.connection.request("DELETE", resource.path(meta.get("namespace"), meta["name"]), query=query)
+            self.connection.request("DELETE", resource.path(meta.get("namespace"), meta["name"]), query=query,
+                                    body=body if meta.get("uid") else None)
         except KubeError as exc:
             if exc.status != 404:
                 raise
-        return {"apiVersion": resource.api_version, "kind": resource.kind, "namespace": meta.get("namespace"),
-                "name": meta["name"], "action": "pruned"}
+        entry = {"apiVersion": resource.api_version, "kind": resource.kind, "namespace": meta.get("namespace"),
+                 "name": meta["name"], "action": "pruned"}
+        if "_contents" in obj:
+            entry["contents"] = obj["_contents"]
+        return entry
 
     def _delete(self, items: list[Item]) -> dict[str, t.Any]:
         for item in reversed(items):
@@ -477,6 +620,7 @@ class Applier:
             "requests": {"total": self.connection.request_count, "writes": self.connection.write_count,
                          "by_method": dict(self.connection.requests)},
             "diff": diffs,
+            "warnings": list(self.warnings),
         }
 
 
@@ -523,12 +667,55 @@ def _summary(what: str, errors: list[dict[str, t.Any]]) -> str:
     return "\n".join(lines)
 
 
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+# What the cluster itself puts in every namespace, or derives from other objects: no one's data.
+_BOOTSTRAPPED = {("ServiceAccount", "default"), ("ServiceAccount", "builder"), ("ServiceAccount", "deployer"),
+                 ("ConfigMap", "kube-root-ca.crt"), ("ConfigMap", "openshift-service-ca.crt")}
+_DERIVED_KINDS = frozenset({"Event", "EndpointSlice", "Endpoints", "PodMetrics", "LocalSubjectAccessReview"})
+
+
+def _where(namespace: str | None, name: str | None) -> str:
+    return f"{namespace}/{name}" if namespace else str(name)
+
+
+def _bootstrapped(resource: Resource, meta: t.Mapping[str, t.Any]) -> bool:
+    """Objects the cluster creates in every namespace, events and objects owned by another object (they go with
+    their owner, which is listed itself)."""
+    name = str(meta.get("name") or "")
+    return (resource.kind in _DERIVED_KINDS or (resource.kind, name) in _BOOTSTRAPPED or name.startswith("system:")
+            or bool(meta.get("ownerReferences")))
+
+
+def _is_secret(obj: t.Mapping[str, t.Any]) -> bool:
+    return obj.get("kind") == "Secret" and obj.get("apiVersion") == "v1"
+
+
+def _fold_string_data(secret: dict[str, t.Any]) -> tuple[str, str] | None:
+    """stringData into data (base64), as the API server stores it, so a Secret compares with its live copy by content."""
+    string_data = secret.pop("stringData", None)
+    if string_data is None:
+        return None
+    if not isinstance(string_data, dict):
+        return "stringData", "must be a mapping of strings"
+    data = secret.setdefault("data", {}) or {}
+    secret["data"] = data
+    for key, value in string_data.items():
+        if not isinstance(value, str):
+            return f"stringData.{key}", "must be a string"
+        data[key] = base64.b64encode(value.encode()).decode()
+    return None
+
+
+def _secret_field(path: str) -> bool:
+    return path.split(".")[0] in ("data", "stringData") or LAST_APPLIED in path
+
+
 def _redact(changes: list[dict[str, t.Any]], secret: bool) -> list[dict[str, t.Any]]:
     if not secret:
         return changes
     out = []
     for change in changes:
-        if change["path"].split(".")[0] in ("data", "stringData"):
+        if _secret_field(change["path"]):
             change = {**change, "before": REDACTED if change["before"] is not None else None,
                       "after": REDACTED if change["after"] is not None else None}
         out.append(change)
@@ -538,5 +725,30 @@ def _redact(changes: list[dict[str, t.Any]], secret: bool) -> list[dict[str, t.A
 def _redact_object(obj: dict[str, t.Any], secret: bool) -> dict[str, t.Any]:
     if not secret:
         return obj
-    return {k: (dict.fromkeys(v, REDACTED) if k in ("data", "stringData") and isinstance(v, dict) else v)
-            for k, v in obj.items()}
+    out = {k: (dict.fromkeys(v, REDACTED) if k in ("data", "stringData") and isinstance(v, dict) else v)
+           for k, v in obj.items()}
+    metadata: dict[str, t.Any] = dict(out.get("metadata") or {})
+    annotations = dict(metadata.get("annotations") or {})
+    if LAST_APPLIED in annotations:
+        annotations[LAST_APPLIED] = REDACTED
+        out["metadata"] = {**metadata, "annotations": annotations}
+    return out
+
+
+def secret_values(objects: t.Iterable[t.Any]) -> set[str]:
+    """Every Secret value in the input, as given and decoded: for the caller to mask wherever it logs."""
+    found: set[str] = set()
+    for obj in objects:
+        if not isinstance(obj, dict) or not _is_secret(obj):
+            continue
+        for field in ("data", "stringData"):
+            values = obj.get(field)
+            if not isinstance(values, dict):
+                continue
+            for value in values.values():
+                if isinstance(value, str) and value:
+                    found.add(value)
+                    if field == "data":
+                        with contextlib.suppress(ValueError, UnicodeDecodeError):
+                            found.add(base64.b64decode(value, validate=True).decode())
+    return {v for v in found if len(v) >= 3}

@@ -61,6 +61,16 @@ class Discovery:
             self._resources = self._load()
         return self._resources.get((api_version, kind))
 
+    def namespaced_listable(self) -> list[Resource]:
+        """One resource per namespaced group and plural that can be listed (the first version found)."""
+        if self._resources is None:
+            self._resources = self._load()
+        chosen: dict[tuple[str, str], Resource] = {}
+        for resource in self._resources.values():
+            if resource.namespaced and "list" in resource.verbs:
+                chosen.setdefault((resource.group, resource.plural), resource)
+        return list(chosen.values())
+
     def _load(self) -> dict[tuple[str, str], Resource]:
         resources: dict[tuple[str, str], Resource] = {}
         for root in ("/api", "/apis"):

@@ -37,9 +37,15 @@ def strip(obj: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
 
 
 def render_path(path: Path) -> str:
+    """``spec.containers[0].image``; an associative-list item named by its keys renders as ``containers[name=app]``."""
     text = ""
     for part in path:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part.startswith("["):
+            text += part
+        else:
+            text += f".{part}" if text else part
     return text
 
 
@@ -149,21 +155,130 @@ def fingerprint(obj: t.Mapping[str, t.Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def remove_paths(obj: dict[str, t.Any], paths: t.Iterable[Path]) -> dict[str, t.Any]:
-    """A copy of ``obj`` without the given paths (cut at the first list index)."""
-    result = copy.deepcopy(obj)
-    for path in paths:
-        keyed: list[str | int] = []
-        for part in path:
-            if isinstance(part, int):
+def manager_fieldsets(live: t.Mapping[str, t.Any]) -> dict[str, dict[str, t.Any]]:
+    """manager name -> its ``fieldsV1`` trees merged (main resource only; status subresource entries ignored)."""
+    trees: dict[str, dict[str, t.Any]] = {}
+    for entry in (live.get("metadata") or {}).get("managedFields") or []:
+        if entry.get("subresource"):
+            continue
+        _merge_fieldset(trees.setdefault(entry.get("manager", ""), {}), entry.get("fieldsV1") or {})
+    return trees
+
+
+def _merge_fieldset(into: dict[str, t.Any], other: t.Mapping[str, t.Any]) -> None:
+    for key, child in other.items():
+        _merge_fieldset(into.setdefault(key, {}), child or {})
+
+
+def _owns_whole(node: t.Mapping[str, t.Any]) -> bool:
+    """A fieldsV1 node with no members below it: the manager owns the value as a whole (a scalar, a map or list
+    set in one piece, an atomic list)."""
+    return not any(key != "." for key in node)
+
+
+def _item_key(member: str) -> dict[str, t.Any] | None:
+    """``k:{"name":"app"}`` -> {"name": "app"} (an associative-list item's keys)."""
+    if not member.startswith("k:"):
+        return None
+    try:
+        keys = json.loads(member[2:])
+    except ValueError:
+        return None
+    return keys if isinstance(keys, dict) else None
+
+
+def _find_item(items: t.Any, keys: t.Mapping[str, t.Any]) -> t.Any:
+    if not isinstance(items, list):
+        return None
+    return next((i for i in items if isinstance(i, dict) and all(_equal(i.get(k), v) for k, v in keys.items())), None)
+
+
+def without_foreign(desired: dict[str, t.Any], live: t.Mapping[str, t.Any],
+                    manager: str) -> tuple[dict[str, t.Any], list[dict[str, t.Any]]]:
+    """What to apply so that nothing another field manager set is changed: ``desired`` without the fields whose
+    live value differs and which another manager owns, at any depth.
+
+    The rule is the server's own, read from the managedFields: a map member is ``f:name``; an item of an
+    associative list is ``k:{keys}`` (kept with its keys, only the foreign fields inside it left out); a set item
+    is ``v:value``; a member with nothing below it (an atomic list, a scalar, a map set whole) is one unit.
+    Fields we own stay in the configuration, so applying it never removes one of ours as a side effect.
+    Returns the configuration and the changes left to the other managers (``drift``), each naming them.
+    """
+    trees = manager_fieldsets(live)
+    trees.pop(manager, None)
+    foreign: dict[str, t.Any] = {}
+    for tree in trees.values():
+        _merge_fieldset(foreign, tree)
+    kept: list[dict[str, t.Any]] = []
+    body = _without_foreign_map(desired, live, foreign, (), (), trees, kept)
+    return body, kept
+
+
+def _managers_at(trees: t.Mapping[str, t.Mapping[str, t.Any]], members: tuple[str, ...]) -> list[str]:
+    found = []
+    for name, tree in trees.items():
+        node: t.Any = tree
+        for member in members:
+            node = node.get(member) if isinstance(node, dict) else None
+            if node is None:
                 break
-            keyed.append(part)
-        node: t.Any = result
-        for part in keyed[:-1]:
-            node = node.get(part) if isinstance(node, dict) else None
-        if isinstance(node, dict) and keyed:
-            node.pop(keyed[-1], None)
-    return result
+        if node is not None:
+            found.append(name)
+    return sorted(found)
+
+
+def _without_foreign_map(desired: t.Mapping[str, t.Any], live: t.Any, foreign: t.Mapping[str, t.Any],
+                         path: Path, members: tuple[str, ...], trees: t.Mapping[str, t.Mapping[str, t.Any]],
+                         kept: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+    out: dict[str, t.Any] = {}
+    live_map = live if isinstance(live, dict) else {}
+    for key, value in desired.items():
+        member = f"f:{key}"
+        node = foreign.get(member)
+        live_value = live_map.get(key)
+        if node is None or (key in live_map and _same(value, live_value)):
+            out[key] = value        # nobody else owns it, or applying it changes nothing
+            continue
+        if _owns_whole(node) or not isinstance(value, (dict, list)):
+            if key in live_map:
+                kept.append({**_change((*path, key), "change", live_value, value),
+                             "managers": _managers_at(trees, (*members, member))})
+                continue
+            out[key] = value        # another manager owns a parent only; the field itself is new
+            continue
+        if isinstance(value, dict):
+            out[key] = _without_foreign_map(value, live_value, node, (*path, key), (*members, member), trees, kept)
+        else:
+            out[key] = _without_foreign_list(value, live_value, node, (*path, key), (*members, member), trees, kept)
+    return out
+
+
+def _without_foreign_list(desired: list[t.Any], live: t.Any, foreign: t.Mapping[str, t.Any], path: Path,
+                          members: tuple[str, ...], trees: t.Mapping[str, t.Mapping[str, t.Any]],
+                          kept: list[dict[str, t.Any]]) -> list[t.Any]:
+    keyed = [(member, keys) for member in foreign if (keys := _item_key(member)) is not None]
+    out = []
+    for index, item in enumerate(desired):
+        match = next(((m, k) for m, k in keyed if isinstance(item, dict)
+                      and all(_equal(item.get(name), v) for name, v in k.items())), None)
+        if match is None:
+            out.append(item)        # an item only we own (or a set member: equal by definition)
+            continue
+        member, keys = match
+        live_item = _find_item(live, keys)
+        if live_item is None:
+            out.append(item)
+            continue
+        label = ",".join(f"{k}={v}" for k, v in keys.items())
+        reduced = _without_foreign_map(item, live_item, foreign[member], (*path, f"[{label}]" if label else index),
+                                       (*members, member), trees, kept)
+        reduced.update({name: item[name] for name in keys})   # an item is named by its keys: always keep them
+        out.append(reduced)
+    return out
+
+
+def _same(left: t.Any, right: t.Any) -> bool:
+    return contained(left, right) and contained(right, left)
 
 
 def public(changes: t.Iterable[dict[str, t.Any]]) -> list[dict[str, t.Any]]:

@@ -60,12 +60,68 @@ def test_ownership_and_owns():
     assert fields.owns({("spec", "list")}, ("spec", "list", 3, "x"))
 
 
-def test_remove_paths_and_fingerprint_stability():
-    obj = {"spec": {"a": 1, "b": {"c": 2}, "l": [1]}}
-    assert fields.remove_paths(obj, [("spec", "b", "c"), ("spec", "l", 0)]) == {"spec": {"a": 1, "b": {}}}
-    assert obj["spec"]["b"] == {"c": 2}
+def test_fingerprint_stability():
     assert fields.fingerprint({"a": 1, "b": 2}) == fields.fingerprint({"b": 2, "a": 1})
     assert fields.fingerprint({"a": 1}) != fields.fingerprint({"a": 2})
+
+
+def _deployment(image: str, hostnames: list[str], tolerations: list[dict], env_value: str) -> dict:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": "n"},
+            "spec": {"replicas": 2, "template": {"spec": {
+                "hostAliases": [{"ip": "10.0.0.1", "hostnames": hostnames}],
+                "tolerations": tolerations,
+                "containers": [{"name": "app", "image": image, "env": [{"name": "A", "value": env_value},
+                                                                       {"name": "B", "value": "b"}]},
+                               {"name": "side", "image": "side:1"}]}}}}
+
+
+OURS = {"f:spec": {"f:replicas": {}, "f:template": {"f:spec": {
+    "f:hostAliases": {'k:{"ip":"10.0.0.1"}': {".": {}, "f:ip": {}, "f:hostnames": {}}},
+    "f:tolerations": {},
+    "f:containers": {'k:{"name":"app"}': {".": {}, "f:name": {}, "f:env": {'k:{"name":"B"}': {".": {}, "f:name": {}, "f:value": {}}}},
+                     'k:{"name":"side"}': {".": {}, "f:name": {}, "f:image": {}}}}}}}
+
+
+def test_without_foreign_leaves_out_only_what_another_manager_changed_inside_list_items():
+    desired = _deployment("app:1", ["db"], [{"key": "a", "operator": "Exists"}], "a")
+    live = _deployment("app:2", ["cache"], [{"key": "other", "operator": "Exists"}], "changed")
+    live["metadata"]["managedFields"] = [
+        {"manager": "us", "operation": "Apply", "fieldsV1": OURS},
+        # kubectl set image / edit: image, the hostnames of one alias, the atomic tolerations, one env value
+        {"manager": "kubectl-set", "operation": "Update", "fieldsV1": {"f:spec": {"f:template": {"f:spec": {
+            "f:hostAliases": {'k:{"ip":"10.0.0.1"}': {"f:hostnames": {}}},
+            "f:tolerations": {},
+            "f:containers": {'k:{"name":"app"}': {"f:image": {},
+                                                  "f:env": {'k:{"name":"A"}': {"f:value": {}}}}}}}}}},
+    ]
+    body, kept = fields.without_foreign(desired, live, "us")
+    pod = body["spec"]["template"]["spec"]
+    # Each item stays, named by its keys, with everything we own; only the foreign fields are out.
+    assert pod["containers"] == [{"name": "app", "env": [{"name": "A"}, {"name": "B", "value": "b"}]},
+                                 {"name": "side", "image": "side:1"}]
+    assert pod["hostAliases"] == [{"ip": "10.0.0.1"}]
+    assert "tolerations" not in pod
+    assert body["spec"]["replicas"] == 2
+    assert sorted(k["path"] for k in kept) == [
+        "spec.template.spec.containers[name=app].env[name=A].value",
+        "spec.template.spec.containers[name=app].image",
+        "spec.template.spec.hostAliases[ip=10.0.0.1].hostnames",
+        "spec.template.spec.tolerations",
+    ]
+    assert {m for k in kept for m in k["managers"]} == {"kubectl-set"}
+    assert desired["spec"]["template"]["spec"]["containers"][0]["image"] == "app:1"   # input untouched
+
+
+def test_without_foreign_keeps_equal_values_and_fields_nobody_else_owns():
+    desired = _deployment("app:1", ["db"], [], "a")
+    live = _deployment("app:1", ["db"], [], "a")
+    live["metadata"]["managedFields"] = [
+        {"manager": "us", "operation": "Apply", "fieldsV1": OURS},
+        {"manager": "other", "operation": "Apply", "fieldsV1": {"f:spec": {"f:replicas": {}}}},
+        {"manager": "kubelet", "operation": "Update", "subresource": "status", "fieldsV1": {"f:spec": {"f:x": {}}}},
+    ]
+    body, kept = fields.without_foreign(desired, live, "us")
+    assert body == desired and kept == []
 
 
 def test_mismatches_report_only_desired_fields():

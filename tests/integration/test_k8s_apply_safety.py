@@ -1,0 +1,279 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""k8s_apply never changes what another field manager set: drift report on lists, against a real API server."""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import subprocess
+import typing as t
+
+import pytest
+from test_k8s_apply import apply, operand_set, server_writes
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
+    APPLY_SET_LABEL,
+    MANAGED_BY_LABEL,
+    ApplyFailed,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import FINGERPRINT_ANNOTATION
+
+
+def deployment(namespace: str) -> dict[str, t.Any]:
+    return {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web", "namespace": namespace},
+            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": "web"}},
+                     "template": {"metadata": {"labels": {"app": "web"}}, "spec": {
+                         "hostAliases": [{"ip": "10.1.0.1", "hostnames": ["db", "db.local"]}],
+                         "tolerations": [{"key": "virt", "operator": "Exists", "effect": "NoSchedule"}],
+                         "containers": [
+                             {"name": "app", "image": "registry.local/app:1",
+                              "env": [{"name": "MODE", "value": "fast"}, {"name": "LEVEL", "value": "2"}]},
+                             {"name": "side", "image": "registry.local/side:1"}]}}}}
+
+
+@pytest.fixture
+def namespace(control_plane, request) -> str:
+    name = "safe-" + request.node.name.replace("_", "-")[-40:].strip("-").lower()
+    control_plane.kubectl_run("create", "namespace", name)
+    return name
+
+
+def live_state(plane, kind: str, name: str, namespace: str | None = None) -> dict[str, t.Any]:
+    args = ["get", kind, name, "-o", "json"] + (["-n", namespace] if namespace else [])
+    obj = json.loads(plane.kubectl_run(*args).stdout)
+    for field in ("managedFields", "resourceVersion", "generation"):
+        obj["metadata"].pop(field, None)
+    obj.pop("status", None)
+    return obj
+
+
+def foreign_patch(plane, kind: str, name: str, namespace: str | None, operations: list[dict[str, t.Any]]) -> None:
+    args = ["patch", kind, name, "--type=json", "--field-manager=someone-else", "-p", json.dumps(operations)]
+    plane.kubectl_run(*args, *(["-n", namespace] if namespace else []))
+
+
+def test_report_leaves_foreign_list_edits_alone_and_writes_nothing(control_plane, namespace):
+    desired = deployment(namespace)
+    apply(control_plane, [desired])
+    control_plane.kubectl_run("set", "image", "deployment/web", "app=registry.local/app:2", "-n", namespace)
+    foreign_patch(control_plane, "deployment", "web", namespace, [
+        {"op": "replace", "path": "/spec/template/spec/hostAliases/0/hostnames/0", "value": "db-new"},
+        {"op": "add", "path": "/spec/template/spec/tolerations/-", "value": {"key": "gpu", "operator": "Exists"}},
+        {"op": "replace", "path": "/spec/template/spec/containers/0/env/0/value", "value": "slow"},
+    ])
+    before = live_state(control_plane, "deployment", "web", namespace)
+    mark = control_plane.audit_offset()
+
+    report = apply(control_plane, [desired], drift="report")
+
+    assert server_writes(control_plane, mark) == []
+    assert live_state(control_plane, "deployment", "web", namespace) == before
+    entry = report["objects"][0]
+    assert entry["action"] == "unchanged" and not report["changed"]
+    drift = {f["path"]: f for f in entry["drift"]["fields"]}
+    assert sorted(drift) == [
+        "spec.template.spec.containers[0].env[0].value",
+        "spec.template.spec.containers[0].image",
+        "spec.template.spec.hostAliases[0].hostnames[0]",
+        "spec.template.spec.tolerations",
+    ]
+    assert drift["spec.template.spec.containers[0].image"]["before"] == "registry.local/app:2"
+    assert all(f["managers"] for f in drift.values())
+
+    # A change to the input still goes through in report mode; the foreign edits stay.
+    desired["spec"]["template"]["spec"]["containers"][1]["image"] = "registry.local/side:2"
+    apply(control_plane, [desired], drift="report")
+    after = live_state(control_plane, "deployment", "web", namespace)
+    pod = after["spec"]["template"]["spec"]
+    assert pod["containers"][1]["image"] == "registry.local/side:2"
+    assert pod["containers"][0]["image"] == "registry.local/app:2"
+    assert pod["hostAliases"][0]["hostnames"] == ["db-new", "db.local"]
+    assert [t["key"] for t in pod["tolerations"]] == ["virt", "gpu"]
+    assert pod["containers"][0]["env"][0]["value"] == "slow"
+
+    # revert takes every field back.
+    apply(control_plane, [desired], drift="revert")
+    pod = live_state(control_plane, "deployment", "web", namespace)["spec"]["template"]["spec"]
+    assert pod["containers"][0]["image"] == "registry.local/app:1"
+    assert pod["hostAliases"][0]["hostnames"] == ["db", "db.local"]
+
+
+def _leaf_paths(value: t.Any, path: tuple[t.Any, ...] = ()) -> t.Iterator[tuple[tuple[t.Any, ...], t.Any]]:
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from _leaf_paths(child, (*path, key))
+    elif isinstance(value, list) and value:
+        for index, child in enumerate(value):
+            yield from _leaf_paths(child, (*path, index))
+    else:
+        yield path, value
+
+
+def _pointer(path: tuple[t.Any, ...]) -> str:
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+
+
+def _new_value(value: t.Any, rng: random.Random) -> t.Any:
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return value + rng.randint(1, 5)
+    if isinstance(value, str):
+        return value + "-x"
+    return value
+
+
+def test_random_foreign_drifts_are_never_changed_by_a_report_run(control_plane, namespace):
+    """For random edits by another manager on objects of several kinds the collection writes (a Deployment,
+    operands from the example HyperConverged), a report run with the same input writes nothing."""
+    rng = random.Random(20261123)
+    operands = {o["kind"]: o for o in operand_set(namespace)}
+    objects = [deployment(namespace), operands["KubeVirt"], operands["CDI"], operands["NetworkAddonsConfig"]]
+    apply(control_plane, objects)
+    for obj in objects:
+        meta = obj["metadata"]
+        kind = f"{obj['kind'].lower()}.{obj['apiVersion'].split('/')[0]}" if "/" in obj["apiVersion"] else obj["kind"]
+        candidates = [(p, v) for p, v in _leaf_paths(obj["spec"]) if isinstance(v, (bool, int, str))
+                      and not (obj["kind"] == "Deployment" and p[:1] == ("selector",))
+                      and "labels" not in p]
+        for path, value in rng.sample(candidates, min(3, len(candidates))):
+            operation = {"op": "replace", "path": _pointer(("spec", *path)), "value": _new_value(value, rng)}
+            try:
+                foreign_patch(control_plane, kind, meta["name"], meta.get("namespace"), [operation])
+            except subprocess.CalledProcessError:  # the schema refuses this value (an enum, a pattern): not a drift anyone can make
+                continue
+            before = live_state(control_plane, kind, meta["name"], meta.get("namespace"))
+            mark = control_plane.audit_offset()
+            apply(control_plane, objects, drift="report")
+            assert server_writes(control_plane, mark) == [], (obj["kind"], operation)
+            assert live_state(control_plane, kind, meta["name"], meta.get("namespace")) == before, operation
+
+
+# ---------------------------------------------------------------- prune can only delete its own
+
+def config_map(namespace: str, name: str, **labels: str) -> dict[str, t.Any]:
+    meta: dict[str, t.Any] = {"name": name, "namespace": namespace}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"k": name}}
+
+
+def exists(plane, kind: str, name: str, namespace: str | None = None) -> bool:
+    args = ["get", kind, name] + (["-n", namespace] if namespace else [])
+    return plane.kubectl_run(*args, check=False).returncode == 0
+
+
+def test_prune_needs_a_named_apply_set(control_plane, namespace):
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, [config_map(namespace, "a")], prune=True)
+    assert [e["path"] for e in failure.value.errors] == ["apply_set"]
+    assert server_writes(control_plane, mark) == []
+
+
+def test_two_apply_sets_never_prune_each_other(control_plane, namespace):
+    other = namespace + "-b"
+    control_plane.kubectl_run("create", "namespace", other)
+    apply(control_plane, [config_map(namespace, "of-a")], apply_set="set-a", prune=True)
+    apply(control_plane, [config_map(other, "of-b"), config_map(other, "of-b-2")], apply_set="set-b", prune=True)
+    report = apply(control_plane, [config_map(other, "of-b")], apply_set="set-b", prune=True)
+    assert [p["name"] for p in report["pruned"]] == ["of-b-2"]
+    assert exists(control_plane, "configmap", "of-a", namespace)
+
+
+def test_a_copied_manifest_with_our_labels_is_not_pruned(control_plane, namespace):
+    apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
+    copy = config_map(namespace, "copied", **{MANAGED_BY_LABEL: "virtinfra.hyperconverged", APPLY_SET_LABEL: "copies"})
+    control_plane.kubectl_run("create", "-f", "-", input=json.dumps(copy))
+    report = apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
+    assert report["pruned"] == []
+    assert exists(control_plane, "configmap", "copied", namespace)
+    assert any("copied" in w and "not pruned" in w for w in report["warnings"])
+
+
+def test_a_namespace_is_never_pruned_with_foreign_objects_in_it(control_plane, namespace):
+    space = namespace + "-ns"
+    objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": space}}, config_map(space, "ours")]
+    apply(control_plane, objects, apply_set="spaces")
+    control_plane.kubectl_run("create", "configmap", "users-data", "--from-literal=k=v", "-n", space)
+    control_plane.kubectl_run("create", "secret", "generic", "users-secret", "--from-literal=k=v", "-n", space)
+    keep = [config_map(namespace, "anchor")]
+    namespaces = [("v1", "Namespace")]   # no Namespace is left in the input: name the kind to search
+
+    # Without prune_namespaces: left alone, with a warning; its ConfigMap (of the set) is pruned.
+    report = apply(control_plane, keep, apply_set="spaces", prune=True, prune_kinds=namespaces,
+                   check_mode=True)
+    assert [(p["kind"], p["name"]) for p in report["pruned"]] == [("ConfigMap", "ours")]
+    assert any(space in w and "prune_namespaces" in w for w in report["warnings"])
+    assert exists(control_plane, "configmap", "ours", space)          # check mode deletes nothing
+
+    # With it: refused, naming what the user keeps there; nothing written.
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, keep, apply_set="spaces", prune=True, prune_kinds=namespaces, prune_namespaces=True)
+    message = str(failure.value)
+    assert "ConfigMap " + space + "/users-data" in message and "Secret " + space + "/users-secret" in message
+    assert server_writes(control_plane, mark) == []
+    assert exists(control_plane, "configmap", "users-data", space) and exists(control_plane, "namespace", space)
+
+    # Emptied of foreign objects: pruned, and the result says what went with it.
+    control_plane.kubectl_run("delete", "configmap", "users-data", "-n", space)
+    control_plane.kubectl_run("delete", "secret", "users-secret", "-n", space)
+    report = apply(control_plane, keep, apply_set="spaces", prune=True, prune_kinds=namespaces,
+                   prune_namespaces=True, check_mode=True)
+    pruned = {p["kind"]: p for p in report["pruned"]}
+    assert pruned["Namespace"]["contents"] == [f"ConfigMap {space}/ours"]
+
+
+def test_an_unserved_prune_kind_is_a_warning(control_plane, namespace):
+    report = apply(control_plane, [config_map(namespace, "a")], apply_set="kinds", prune=True,
+                   prune_kinds=[("example.com/v9", "Gone")])
+    assert any("Gone" in w and "does not serve" in w for w in report["warnings"])
+
+
+# ---------------------------------------------------------------- no silent defer
+
+def test_an_object_in_a_missing_namespace_is_an_error_before_any_write(control_plane, namespace):
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, [config_map(namespace, "fine"), config_map("no-such-namespace", "lost")])
+    assert [(e["object"], e["path"]) for e in failure.value.errors] == [
+        ("v1 ConfigMap no-such-namespace/lost", "metadata.namespace")]
+    assert server_writes(control_plane, mark) == []
+    # Check mode cannot know whether an earlier task creates it: it says so instead of failing.
+    report = apply(control_plane, [config_map("no-such-namespace", "lost")], check_mode=True)
+    assert any("no-such-namespace does not exist" in w for w in report["warnings"])
+
+
+# ---------------------------------------------------------------- Secrets
+
+SECRET_VALUE = "s3cr3t-value-nobody-may-see"
+
+
+def test_a_secret_from_client_side_apply_then_ours_never_shows_its_bytes_and_reruns_without_requests(
+        control_plane, namespace):
+    secret: dict[str, t.Any] = {"apiVersion": "v1", "kind": "Secret",
+                                "metadata": {"name": "creds", "namespace": namespace},
+                                "stringData": {"password": SECRET_VALUE + "-old"}}
+    control_plane.kubectl_run("apply", "-f", "-", input=json.dumps(secret))   # last-applied holds the old value
+    secret["stringData"]["password"] = SECRET_VALUE
+    encoded = [base64.b64encode(v.encode()).decode() for v in (SECRET_VALUE, SECRET_VALUE + "-old")]
+
+    check = apply(control_plane, [secret], apply_set="secrets", check_mode=True)
+    real = apply(control_plane, [secret], apply_set="secrets")
+    for report in (check, real):
+        text = json.dumps(report)
+        assert SECRET_VALUE not in text and not any(e in text for e in encoded), text[:2000]
+        assert report["objects"][0]["action"] == "updated"
+    live = json.loads(control_plane.kubectl_run("get", "secret", "creds", "-n", namespace, "-o", "json").stdout)
+    assert FINGERPRINT_ANNOTATION not in (live["metadata"].get("annotations") or {})
+
+    mark = control_plane.audit_offset()
+    again = apply(control_plane, [secret], apply_set="secrets")
+    assert again["objects"][0]["action"] == "unchanged"
+    events = control_plane.audit_events(mark, "admin")
+    # stringData is compared as data: discovery and one list (kinds + 3 at most), no dry run.
+    assert len(events) <= 4 and not [e for e in events if e["verb"] == "patch"], [e["requestURI"] for e in events]
