@@ -34,9 +34,19 @@ options:
     type: int
     default: 30
   retries:
-    description: Retries of a request that failed with 409, 429, 5xx or a connection error (exponential backoff).
+    description:
+      - Retries of a request that failed with 409, 429, 5xx or a connection error (exponential backoff,
+        C(Retry-After) honoured). Answers a retry cannot change (400, 401, 403, 404, 405, 415, 422) and TLS
+        verification failures are never retried.
     type: int
     default: 5
+  timeout:
+    description:
+      - Seconds the whole call may take, all requests and retries included; when they run out the call fails, saying
+        what it was doing and what it had written. A server that accepts connections and never answers is given up
+        on after at most O(request_timeout) x (O(retries) + 1) plus backoff, or this limit if it comes first.
+    type: int
+    default: 900
 requirements:
   - kubernetes (the Python client, for kubeconfig loading and TLS)
 """

@@ -280,6 +280,13 @@ errors:
   returned: failure
   type: list
   elements: dict
+written:
+  description:
+    - On a failure after writing began, every object written before it (C({apiVersion, kind, namespace, name,
+      action}); C(changed) is then true. RV(pruned) likewise lists what was deleted.
+  returned: failure
+  type: list
+  elements: dict
 diff:
   description: Before and after of each changed object (Ansible's diff format, as data).
   returned: in diff mode
@@ -372,7 +379,10 @@ def main() -> None:
         result = applier.run(params["objects"])
     except ApplyFailed as exc:
         _warn(module, applier)
-        module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection))
+        partial = exc.partial or {}
+        module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection),
+                         changed=bool(partial.get("changed")), written=partial.get("written", []),
+                         pruned=partial.get("pruned", []))
     except (KubeError, WaitFailed) as exc:
         _warn(module, applier)
         module.fail_json(msg=str(exc), status=getattr(exc, "status", None), requests=_requests(connection))

@@ -171,6 +171,21 @@ class ControlPlane:
         self.start_apiserver()
         self.save()
 
+    def signal_apiserver(self, signum: int) -> None:
+        """SIGSTOP/SIGCONT/SIGKILL to our kube-apiserver (fault injection); nothing else is ever signalled."""
+        if self.apiserver_pid and self.owns(self.apiserver_pid, "kube-apiserver"):
+            os.kill(self.apiserver_pid, signum)
+        if signum == signal.SIGKILL:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.apiserver_pid, 0)
+            self.apiserver_pid = 0
+            self.save()
+
+    def restart_etcd(self) -> None:
+        self._kill(self.etcd_pid, "etcd")
+        self.etcd_pid = 0
+        self.start_etcd()
+
     def stop(self) -> None:
         self._kill(self.apiserver_pid, "kube-apiserver")
         self._kill(self.etcd_pid, "etcd")

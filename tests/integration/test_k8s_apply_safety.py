@@ -8,7 +8,10 @@ from __future__ import annotations
 import base64
 import json
 import random
+import signal
 import subprocess
+import threading
+import time
 import typing as t
 
 import pytest
@@ -277,3 +280,129 @@ def test_a_secret_from_client_side_apply_then_ours_never_shows_its_bytes_and_rer
     events = control_plane.audit_events(mark, "admin")
     # stringData is compared as data: discovery and one list (kinds + 3 at most), no dry run.
     assert len(events) <= 4 and not [e for e in events if e["verb"] == "patch"], [e["requestURI"] for e in events]
+
+
+# ---------------------------------------------------------------- faults: bounded, honest, converging
+
+def _config_maps(namespace: str, count: int) -> list[dict[str, t.Any]]:
+    return [config_map(namespace, f"cm-{i:03d}") for i in range(count)]
+
+
+def _in_background(work: t.Callable[[], t.Any]) -> tuple[threading.Thread, list[t.Any]]:
+    outcome: list[t.Any] = []
+
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            outcome.append(work())
+        except BaseException as exc:  # collected for the test's assertions
+            outcome.append(exc)
+        outcome.append(time.monotonic() - started)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, outcome
+
+
+def _wait_for_some_written(plane, namespace: str, at_least: int = 5, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        listing = plane.kubectl_run("get", "configmaps", "-n", namespace, "-o", "name", check=False).stdout
+        if listing.count("cm-") >= at_least:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the run wrote nothing in time")
+
+
+def _live_names(plane, namespace: str) -> set[str]:
+    listing = plane.kubectl_run("get", "configmaps", "-n", namespace, "-o", "name").stdout
+    return {line.split("/", 1)[1] for line in listing.split() if "/cm-" in line}
+
+
+def _converges(plane, objects: list[dict[str, t.Any]], apply_set: str) -> None:
+    apply(plane, objects, apply_set=apply_set)
+    mark = plane.audit_offset()
+    again = apply(plane, objects, apply_set=apply_set)
+    assert again["changed"] is False and server_writes(plane, mark) == []
+
+
+def test_a_frozen_api_server_fails_the_call_within_its_limits_and_says_what_was_written(control_plane, namespace):
+    objects = _config_maps(namespace, 300)
+    thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace, retries=1,
+                                                   request_timeout=2, timeout=20))
+    _wait_for_some_written(control_plane, namespace)
+    control_plane.signal_apiserver(signal.SIGSTOP)
+    try:
+        thread.join(timeout=120)
+        failure, seconds = outcome
+    finally:
+        control_plane.signal_apiserver(signal.SIGCONT)
+    assert isinstance(failure, ApplyFailed), failure
+    assert seconds < 30                      # request_timeout x (retries + 1) plus backoff, within the 20 s limit
+    written = {w["name"] for w in failure.partial["written"]}
+    assert written and failure.partial["changed"] is True
+    assert written <= _live_names(control_plane, namespace)      # every object it names is really there
+    assert "written before it stopped" in str(failure)
+    _converges(control_plane, objects, namespace)
+
+
+def test_a_short_freeze_is_ridden_out(control_plane, namespace):
+    objects = _config_maps(namespace, 200)
+    thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace))
+    _wait_for_some_written(control_plane, namespace)
+    control_plane.signal_apiserver(signal.SIGSTOP)
+    time.sleep(3)
+    control_plane.signal_apiserver(signal.SIGCONT)
+    thread.join(timeout=300)
+    report = outcome[0]
+    assert isinstance(report, dict), report
+    assert {o["name"] for o in report["objects"]} == _live_names(control_plane, namespace)
+    _converges(control_plane, objects, namespace)
+
+
+def test_api_server_killed_mid_run_fails_clearly_then_the_rerun_converges(control_plane, namespace):
+    objects = _config_maps(namespace, 300)
+    thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace, retries=1,
+                                                   request_timeout=2, timeout=30))
+    _wait_for_some_written(control_plane, namespace)
+    control_plane.signal_apiserver(signal.SIGKILL)
+    try:
+        thread.join(timeout=120)
+        failure, seconds = outcome
+        assert isinstance(failure, ApplyFailed) and "unreachable" in str(failure), failure
+        assert seconds < 40 and failure.partial["written"]
+    finally:
+        control_plane.start_apiserver()
+    assert {w["name"] for w in failure.partial["written"]} <= _live_names(control_plane, namespace)
+    _converges(control_plane, objects, namespace)
+
+
+def test_etcd_restarted_mid_run_then_the_rerun_converges(control_plane, namespace):
+    objects = _config_maps(namespace, 300)
+    thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace))
+    _wait_for_some_written(control_plane, namespace)
+    control_plane.restart_etcd()
+    thread.join(timeout=300)
+    result = outcome[0]
+    if isinstance(result, ApplyFailed):       # a clear failure that lists what it wrote is acceptable too
+        assert {w["name"] for w in result.partial["written"]} <= _live_names(control_plane, namespace)
+    else:
+        assert isinstance(result, dict), result
+    _converges(control_plane, objects, namespace)
+
+
+def test_no_right_to_delete_stops_the_run_before_it_writes_anything(control_plane, namespace):
+    role = f"no-delete-{namespace}"[:60]
+    control_plane.kubectl_run("create", "clusterrole", role, "--verb=get,list,create,patch", "--resource=configmaps")
+    control_plane.kubectl_run("create", "clusterrolebinding", role, f"--clusterrole={role}", "--user=limited")
+    first = [config_map(namespace, "kept"), config_map(namespace, "dropped")]
+    apply(control_plane, first, context="limited", apply_set=role, prune=True)
+    changed = config_map(namespace, "kept")
+    changed["data"]["k"] = "new"
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, [changed], context="limited", apply_set=role, prune=True)
+    assert "cannot delete configmaps in namespace " + namespace in str(failure.value)
+    assert server_writes(control_plane, mark, "limited") == []
+    assert json.loads(control_plane.kubectl_run("get", "configmap", "kept", "-n", namespace, "-o",
+                                                "json").stdout)["data"]["k"] == "kept"

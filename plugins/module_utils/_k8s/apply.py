@@ -35,7 +35,7 @@ from .fields import (
     without_foreign,
 )
 from .openapi import served_schemas, validate_custom_resource
-from .waits import WaitSpec, wait_for_all
+from .waits import WaitFailed, WaitSpec, wait_for_all
 
 FIELD_MANAGER = "virtinfra.hyperconverged"
 MANAGED_BY_LABEL = "hyperconverged.virtinfra.io/managed-by"
@@ -97,6 +97,7 @@ class Item:
     body: dict[str, t.Any] | None = None
     result: dict[str, t.Any] | None = None
     validated_by: str = ""
+    written: bool = False
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -157,11 +158,32 @@ class Applier:
             raise ApplyFailed(_summary("pruning would delete objects this apply set does not own; nothing was "
                                        "written", errors), errors, partial={"warnings": self.warnings})
         if not self.options.check_mode:
-            self._write(items)
-        pruned = [self._prune(obj, resource) for obj, resource in prunable]
-        if not self.options.check_mode and self.options.wait_for:
-            wait_for_all(self.connection, self.discovery, self.options.wait_for, self.options.wait_timeout)
+            self._check_access(items, prunable, errors)
+            if errors:
+                raise ApplyFailed(_summary("this user may not make every change the run needs; nothing was written",
+                                           errors), errors, partial={"warnings": self.warnings})
+        pruned: list[dict[str, t.Any]] = []
+        try:
+            if not self.options.check_mode:
+                self._write(items)
+            for obj, resource in prunable:
+                pruned.append(self._prune(obj, resource))
+            if not self.options.check_mode and self.options.wait_for:
+                wait_for_all(self.connection, self.discovery, self.options.wait_for, self.options.wait_timeout)
+        except (KubeError, WaitFailed, ApplyFailed) as exc:
+            # Whatever stopped the run, say exactly what it had written by then.
+            partial = self._partial(items, pruned)
+            done = partial["written"] + partial["pruned"]
+            what = (f"; written before it stopped: {', '.join(_entry_label(e) for e in done[:20])}"
+                    + (f" and {len(done) - 20} more" if len(done) > 20 else "")) if done else "; nothing was written"
+            raise ApplyFailed(f"{exc}{what}", getattr(exc, "errors", []), partial=partial) from None
         return self._report(items, pruned)
+
+    def _partial(self, items: list[Item], pruned: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+        written = [{"apiVersion": i.api_version, "kind": i.kind, "namespace": i.namespace, "name": i.name,
+                    "action": i.action} for i in sorted(items, key=lambda i: i.index) if i.written]
+        return {"changed": bool(written or pruned), "written": written, "pruned": pruned,
+                "warnings": list(self.warnings)}
 
     # ------------------------------------------------------------------ input
     def _parse(self, objects: t.Sequence[t.Any]) -> tuple[list[Item], list[dict[str, t.Any]]]:
@@ -387,6 +409,39 @@ class Applier:
                 drift.append({**change, "managers": others})
         return drift
 
+    # ------------------------------------------------------------------ access
+    def _check_access(self, items: list[Item], prunable: list[tuple[dict[str, t.Any], Resource]],
+                      errors: list[dict[str, t.Any]]) -> None:
+        """Every right the writes and deletes need, asked with SelfSubjectAccessReviews before the first write, so a
+        missing one (delete, most often) stops the run before it changed anything. A no-op run asks nothing."""
+        needed: set[tuple[str, str, str, str]] = set()
+        for item in items:
+            resource = item.resource
+            if resource is None or not (item.action in ("created", "updated") or item.deferred):
+                continue
+            namespace = (item.namespace or "") if resource.namespaced else ""
+            for verb in (("create", "patch") if item.action != "updated" else ("patch",)):
+                needed.add((verb, resource.group, resource.plural, namespace))
+        for obj, resource in prunable:
+            namespace = (obj["metadata"].get("namespace") or "") if resource.namespaced else ""
+            needed.add(("delete", resource.group, resource.plural, namespace))
+        wanted = sorted(needed)
+        for (verb, group, plural, namespace), allowed in zip(wanted, self._parallel(self._allowed, wanted)):
+            if not allowed:
+                what = f"{plural}.{group}" if group else plural
+                where = f"in namespace {namespace}" if namespace else "at cluster scope"
+                errors.append({"object": "access", "index": None, "path": "",
+                               "message": f"this user cannot {verb} {what} {where}"})
+
+    def _allowed(self, attributes: tuple[str, str, str, str]) -> bool:
+        verb, group, plural, namespace = attributes
+        review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                  "spec": {"resourceAttributes": {"verb": verb, "group": group, "resource": plural,
+                                                  "namespace": namespace}}}
+        answer = self.connection.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                                         body=review, counts_as_write=False)
+        return bool((answer.get("status") or {}).get("allowed"))
+
     # ------------------------------------------------------------------ writing
     def _apply(self, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool) -> dict[str, t.Any]:
         resource = _resource_of(item)
@@ -415,16 +470,26 @@ class Applier:
 
     def _write_one(self, item: Item) -> None:
         result = self._apply(item, item.body or item.desired, force=self.options.drift == "revert", dry_run=False)
+        item.written = True
         item.result = result
         item.changes = diff(strip(item.live), strip(result))
 
     def _parallel(self, work: t.Callable[[t.Any], t.Any], inputs: t.Sequence[t.Any]) -> list[t.Any]:
-        """Independent requests in parallel (bounded); the first exception is re-raised after all finished."""
+        """Independent requests in parallel (bounded). On the first failure the queued ones are cancelled (the
+        running ones finish) and that failure is raised."""
         if len(inputs) <= 1 or self.options.workers <= 1:
             return [work(value) for value in inputs]
-        with concurrent.futures.ThreadPoolExecutor(max_workers=self.options.workers) as pool:
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=self.options.workers)
+        try:
             futures = [pool.submit(work, value) for value in inputs]
-        return [future.result() for future in futures]
+            done, _pending = concurrent.futures.wait(futures, return_when=concurrent.futures.FIRST_EXCEPTION)
+            failed = next((f for f in futures if f in done and f.exception() is not None), None)
+            if failed is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise t.cast(BaseException, failed.exception())
+            return [future.result() for future in futures]
+        finally:
+            pool.shutdown(wait=True)
 
     def _after_prerequisites(self, items: list[Item], errors: list[dict[str, t.Any]]) -> None:
         written_crds = [i for i in items if i.kind == "CustomResourceDefinition" and i.action in ("created", "updated")]
@@ -672,6 +737,10 @@ LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 _BOOTSTRAPPED = {("ServiceAccount", "default"), ("ServiceAccount", "builder"), ("ServiceAccount", "deployer"),
                  ("ConfigMap", "kube-root-ca.crt"), ("ConfigMap", "openshift-service-ca.crt")}
 _DERIVED_KINDS = frozenset({"Event", "EndpointSlice", "Endpoints", "PodMetrics", "LocalSubjectAccessReview"})
+
+
+def _entry_label(entry: t.Mapping[str, t.Any]) -> str:
+    return f"{entry['kind']} {_where(entry.get('namespace'), entry.get('name'))} ({entry.get('action')})"
 
 
 def _where(namespace: str | None, name: str | None) -> str:

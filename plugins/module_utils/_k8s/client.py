@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 
 try:
     import urllib3
+    import yaml
     from kubernetes import client as k8s_client
     from kubernetes import config as k8s_config
     from kubernetes.config.config_exception import ConfigException
@@ -48,6 +49,14 @@ class Unreachable(KubeError):
     """The API server did not answer (connection refused, timeout, TLS failure)."""
 
 
+class DeadlineExceeded(KubeError):
+    """The call's total time limit ran out."""
+
+
+# Answers a retry cannot change: refused credentials or rights, an endpoint that does not exist, an invalid object.
+PERMANENT_STATUS = frozenset({400, 401, 403, 404, 405, 415, 422})
+
+
 def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> str:
     """'user X cannot VERB RESOURCE in NS' from a 403 Status, falling back to the server's own text."""
     text = str(body.get("message") or "")
@@ -68,6 +77,7 @@ class Connection:
                  host: str | None = None, api_key: str | None = None,
                  validate_certs: bool | None = None, ca_cert: str | None = None,
                  request_timeout: float = 30.0, retries: int = 5, backoff: float = 0.5,
+                 timeout: float | None = None,
                  sleep: t.Callable[[float], None] = time.sleep) -> None:
         if KUBERNETES_IMPORT_ERROR is not None:
             raise KUBERNETES_IMPORT_ERROR
@@ -81,6 +91,13 @@ class Connection:
                                             client_configuration=configuration)
         except (ConfigException, OSError) as exc:
             raise KubeError(f"cannot load kubeconfig: {exc}") from exc
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{kubeconfig or '~/.kube/config'}"
+            if mark is not None:
+                where += f", line {mark.line + 1}, column {mark.column + 1}"
+            raise KubeError(f"cannot load kubeconfig {where}: not valid YAML "
+                            f"({getattr(exc, 'problem', None) or exc})") from None
         if host:
             configuration.host = host
         if api_key:
@@ -98,7 +115,10 @@ class Connection:
         self._sleep = sleep
         self.requests: collections.Counter[str] = collections.Counter()
         self.dry_runs = 0
+        self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
         self._count_lock = threading.Lock()
+        self.deadline = time.monotonic() + timeout if timeout else None
+        self.timeout = timeout
 
     @property
     def host(self) -> str:
@@ -110,13 +130,20 @@ class Connection:
 
     @property
     def write_count(self) -> int:
-        """Mutating requests that were not dry runs."""
-        mutating = sum(n for verb, n in self.requests.items() if verb in ("POST", "PUT", "PATCH", "DELETE"))
-        return mutating - self.dry_runs
+        """Writes the server accepted (dry runs and failed attempts are not writes)."""
+        return self.writes
+
+    def _remaining(self, method: str, path: str) -> float | None:
+        if self.deadline is None:
+            return None
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise DeadlineExceeded(f"the call's time limit of {self.timeout:g} s ran out before {method} {path}")
+        return remaining
 
     def request(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None,
                 body: t.Any = None, content_type: str = "application/json",
-                accept: str = "application/json", retry: bool = True) -> t.Any:
+                accept: str = "application/json", retry: bool = True, counts_as_write: bool = True) -> t.Any:
         """Send one request and return the decoded JSON; retries 409/429/5xx and connection errors with backoff."""
         url = self._host + path
         if query:
@@ -131,28 +158,42 @@ class Connection:
             headers["Content-Type"] = content_type
             payload = body if isinstance(body, (str, bytes)) else json.dumps(body)
         attempts = self.retries + 1 if retry else 1
+        dry_run = bool(query and query.get("dryRun"))
         for attempt in range(attempts):
+            remaining = self._remaining(method, path)
             with self._count_lock:
                 self.requests[method] += 1
-                if query and query.get("dryRun"):
+                if dry_run:
                     self.dry_runs += 1
+            limit = self.request_timeout if remaining is None else min(self.request_timeout, remaining)
             try:
                 response = self._pool.request(method, url, body=payload, headers=headers,
-                                              timeout=urllib3.Timeout(total=self.request_timeout),
+                                              timeout=urllib3.Timeout(total=limit),
                                               retries=False, preload_content=True)
+            except urllib3.exceptions.SSLError as exc:
+                # A certificate the client does not trust stays untrusted: no retry.
+                raise Unreachable(f"TLS verification of {self._host} failed: {_reason(exc)} (set ca_cert to the "
+                                  "cluster's CA, or validate_certs: false for a test cluster)") from None
             except urllib3.exceptions.HTTPError as exc:
                 if attempt + 1 < attempts:
-                    self._sleep(self._delay(attempt, None))
+                    self._pause(self._delay(attempt, None), method, path)
                     continue
-                raise Unreachable(f"API server {self._host} is unreachable: {_reason(exc)}") from exc
+                raise Unreachable(f"API server {self._host} is unreachable: {_reason(exc)}") from None
             data = _decode(response.data)
             if response.status < 400:
+                if method in ("POST", "PUT", "PATCH", "DELETE") and not dry_run and counts_as_write:
+                    with self._count_lock:
+                        self.writes += 1
                 return data
             if _retriable(response.status, data) and attempt + 1 < attempts:
-                self._sleep(self._delay(attempt, response.headers.get("Retry-After")))
+                self._pause(self._delay(attempt, response.headers.get("Retry-After")), method, path)
                 continue
-            raise self._error(response.status, data, method, path)
+            raise self._error(response.status, data, method, path, self._host)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _pause(self, seconds: float, method: str, path: str) -> None:
+        remaining = self._remaining(method, path)
+        self._sleep(seconds if remaining is None else min(seconds, remaining))
 
     def _delay(self, attempt: int, retry_after: str | None) -> float:
         if retry_after and retry_after.isdigit():
@@ -160,16 +201,33 @@ class Connection:
         return min(self.backoff * (2 ** attempt), 8.0)
 
     @staticmethod
-    def _error(status: int, data: t.Any, method: str, path: str) -> KubeError:
-        body = data if isinstance(data, dict) else {"message": str(data)}
-        if status == 403:
-            return KubeError(forbidden_message(body, method, path), status, body)
-        return KubeError(str(body.get("message") or f"{method} {path} returned HTTP {status}"), status, body)
+    def _error(status: int, data: t.Any, method: str, path: str, host: str = "") -> KubeError:
+        if isinstance(data, dict) and data.get("kind") == "Status":
+            if status == 403:
+                return KubeError(forbidden_message(data, method, path), status, data)
+            if status == 401:
+                return KubeError(f"the API server {host} refused the credentials (HTTP 401 Unauthorized): "
+                                 "the token or certificate is not valid there", status, data)
+            message = str(data.get("message") or "") or f"{method} {path}: HTTP {status} {data.get('reason') or ''}"
+            return KubeError(message.strip(), status, data)
+        # Not a Kubernetes Status: a proxy, a web page, or not an API server at all.
+        return KubeError(f"{method} {host}{path}: HTTP {status} from something that is not a Kubernetes API server "
+                         f"(is the server address right?): {_summary_line(data)}", status,
+                         {"message": _summary_line(data)})
+
+
+def _summary_line(data: t.Any) -> str:
+    """One readable line of an unexpected answer (HTML tags and blank space removed)."""
+    text = json.dumps(data) if isinstance(data, (dict, list)) else str(data or "(empty answer)")
+    text = re.sub(r"<(script|style)[^>]*>.*?</\1>", " ", text, flags=re.S | re.I)
+    text = re.sub(r"<[^>]+>", " ", text)
+    text = " ".join(text.split())
+    return text[:160] + ("..." if len(text) > 160 else "")
 
 
 def _retriable(status: int, data: t.Any) -> bool:
     """409/429/5xx are retried, except a server-side apply field conflict, which a retry cannot resolve."""
-    if status not in RETRIABLE_STATUS:
+    if status in PERMANENT_STATUS or status not in RETRIABLE_STATUS:
         return False
     if status == 409 and isinstance(data, dict):
         causes = (data.get("details") or {}).get("causes") or []

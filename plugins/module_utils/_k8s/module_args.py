@@ -21,6 +21,7 @@ AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
     ca_cert=dict(type="path", fallback=(env_fallback, ["K8S_AUTH_SSL_CA_CERT"])),
     request_timeout=dict(type="int", default=30),
     retries=dict(type="int", default=5),
+    timeout=dict(type="int", default=900),
 )
 
 
@@ -31,7 +32,7 @@ def connect(params: t.Mapping[str, t.Any]) -> Connection:
     return Connection(kubeconfig=kubeconfig, context=params.get("context"), host=params.get("host"),
                       api_key=params.get("api_key"), validate_certs=params.get("validate_certs"),
                       ca_cert=params.get("ca_cert"), request_timeout=float(params.get("request_timeout") or 30),
-                      retries=_int_or(params.get("retries"), 5))
+                      retries=_int_or(params.get("retries"), 5), timeout=float(params.get("timeout") or 900))
 
 
 def _int_or(value: t.Any, default: int) -> int:

@@ -13,12 +13,14 @@ import http.server
 import json
 import socket
 import threading
+import time
 import typing as t
 
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     Connection,
+    DeadlineExceeded,
     KubeError,
     Unreachable,
     forbidden_message,
@@ -26,7 +28,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
 
 
 class Script(http.server.BaseHTTPRequestHandler):
-    replies: t.ClassVar[list[tuple[int, dict[str, t.Any], dict[str, str]]]] = []
+    replies: t.ClassVar[list[tuple[int, t.Any, dict[str, str]]]] = []
     seen: t.ClassVar[list[tuple[str, str, str | None]]] = []
 
     def _answer(self) -> None:
@@ -35,7 +37,7 @@ class Script(http.server.BaseHTTPRequestHandler):
             self.rfile.read(length)
         type(self).seen.append((self.command, self.path, self.headers.get("Authorization")))
         status, body, headers = type(self).replies.pop(0)
-        data = json.dumps(body).encode()
+        data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.send_response(status)
         for key, value in headers.items():
             self.send_header(key, value)
@@ -66,7 +68,7 @@ def connect(server, retries: int = 3) -> tuple[Connection, list[float]]:
     return Connection(host=host, api_key="secret-token", retries=retries, backoff=0.5, sleep=slept.append), slept
 
 
-def status(code: int, message: str = "", **details: t.Any) -> tuple[int, dict[str, t.Any], dict[str, str]]:
+def status(code: int, message: str = "", **details: t.Any) -> tuple[int, t.Any, dict[str, str]]:
     return (code, {"kind": "Status", "code": code, "message": message, "details": details}, {})
 
 
@@ -137,3 +139,48 @@ def test_dry_runs_are_not_counted_as_writes(scripted):
     connection.request("PATCH", "/a", query={"dryRun": "All"}, body={})
     connection.request("PATCH", "/a", body={})
     assert (connection.request_count, connection.write_count, connection.dry_runs) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("code", [400, 401, 403, 404, 422])
+def test_answers_a_retry_cannot_change_are_not_retried(scripted, code):
+    Script.replies = [status(code, "no")]
+    connection, slept = connect(scripted)
+    with pytest.raises(KubeError) as failure:
+        connection.request("PATCH", "/a", body={})
+    assert failure.value.status == code and slept == [] and connection.requests["PATCH"] == 1
+    assert connection.write_count == 0
+
+
+def test_a_web_page_instead_of_an_api_server_is_named_in_one_line(scripted):
+    page = "<html><head><title>404 Not Found</title><style>p {}</style></head><body><h1>Not Found</h1></body></html>"
+    Script.replies = [(404, page, {}), (200, "", {})]
+    connection = connect(scripted)[0]
+    with pytest.raises(KubeError) as failure:
+        connection.request("GET", "/api")
+    message = str(failure.value)
+    assert "not a Kubernetes API server" in message and "404 Not Found Not Found" in message
+    assert "<" not in message and "None" not in message
+
+
+def test_the_call_deadline_bounds_retries(scripted):
+    Script.replies = [status(503, "busy")] * 10
+    clock = [0.0]
+
+    def sleep(seconds: float) -> None:
+        clock[0] += seconds
+        if clock[0] > 3:
+            connection.deadline = time.monotonic() - 1   # the time limit has passed
+
+    connection = Connection(host=f"http://127.0.0.1:{scripted.server_address[1]}", retries=9, backoff=1,
+                            timeout=60, sleep=sleep)
+    with pytest.raises(DeadlineExceeded, match="time limit of 60 s ran out"):
+        connection.request("GET", "/api")
+    assert connection.requests["GET"] < 10
+
+
+def test_a_malformed_kubeconfig_names_the_file_and_line(tmp_path):
+    broken = tmp_path / "config"
+    broken.write_text("apiVersion: v1\nclusters:\n- cluster: {server: https://x\n  name: a\n")
+    with pytest.raises(KubeError) as failure:
+        Connection(kubeconfig=str(broken))
+    assert str(broken) in str(failure.value) and "line " in str(failure.value)
