@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import pathlib
 import re
@@ -140,6 +141,10 @@ def test_invalid_spec_fails_with_field_paths_and_writes_nothing(tmp_path, contro
 
 
 def test_secret_values_never_reach_the_output(tmp_path, control_plane):
+    # The Secret was created with client-side kubectl apply first: its last-applied annotation holds the old value.
+    old = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds", "namespace": "default"},
+           "stringData": {"password": "hunter1-old-secret"}}
+    control_plane.kubectl_run("apply", "-f", "-", input=json.dumps(old))
     playbook = tmp_path / "secret.yml"
     playbook.write_text(textwrap.dedent(f"""\
         - hosts: localhost
@@ -155,11 +160,19 @@ def test_secret_values_never_reach_the_output(tmp_path, control_plane):
                     kind: Secret
                     metadata: {{name: creds, namespace: default}}
                     stringData: {{password: hunter2-very-secret}}
+              register: applied
+
+            - name: Show the registered result
+              ansible.builtin.debug:
+                var: applied
         """))
-    run = run_playbook(playbook, "--diff", "-v")
+    run = run_playbook(playbook, "--diff", "-vvv")
     assert run.returncode == 0, run.stdout
-    assert "hunter2-very-secret" not in run.stdout + run.stderr
-    assert control_plane.admin_token not in run.stdout + run.stderr
+    output = run.stdout + run.stderr
+    for secret in ("hunter2-very-secret", "hunter1-old-secret"):
+        assert secret not in output
+        assert base64.b64encode(secret.encode()).decode() not in output
+    assert control_plane.admin_token not in output
     assert "<redacted>" in run.stdout
 
 
