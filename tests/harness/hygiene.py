@@ -97,6 +97,15 @@ def _cache_root() -> str:
     return os.environ.get("VIRTINFRA_CACHE", str(default))
 
 
+def alive(pid: int) -> bool:
+    """Whether PID is a running process (a zombie waiting to be reaped is not)."""
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
 def our_processes() -> dict[str, str]:
     """pid:start-time -> command line, for processes run from our trees or named like the servers we start."""
     roots = (str(ROOT), _cache_root(), str(pathlib.Path.home() / ".cache" / "molecule"))

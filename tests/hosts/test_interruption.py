@@ -21,6 +21,7 @@ import time
 import typing as t
 
 import pytest
+from harness.hygiene import alive
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BUILD_IMAGES = ROOT / "tests" / "hosts" / "build-images"
@@ -61,14 +62,6 @@ def _root(pid: int) -> str:
 
 def _parent(pid: int) -> int:
     return int(pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def _kill_group(process: subprocess.Popen) -> None:
@@ -137,7 +130,7 @@ def test_image_build_killed_inside_chroot_leaves_no_mount_and_the_next_build_wor
     finally:
         _kill_group(build)
 
-    _wait_for(lambda: not _alive(apt), 30, "the killed build to go")
+    _wait_for(lambda: not alive(apt), 30, "the killed build to go")
     assert _mounts_below(pathlib.Path(f"/proc/{holder}/mountinfo"), scratch) == []
     assert _mounts_below(pathlib.Path("/proc/self/mountinfo"), scratch) == []
     assert _standin_listing(holder) == standin_before
@@ -229,7 +222,7 @@ def test_site_scenario_killed_with_its_api_server_running_is_cleaned_by_the_next
         _kill_group(run)
     servers = [recorded["etcd_pid"], recorded["apiserver_pid"]]
     _destroy("site", log)
-    assert not any(_alive(pid) for pid in servers)
+    assert not any(alive(pid) for pid in servers)
     assert not {"kvworker1", "kvinfra1"} & _podman_names()
 
 
@@ -245,7 +238,7 @@ def test_qemu_guest_left_by_a_killed_run_is_stopped_through_its_monitor(tmp_path
         pid = _wait_for(lambda: pid_file.exists() and int(pid_file.read_text().strip() or 0), 300, "QEMU", run, log)
     finally:
         _kill_group(run)
-    assert _alive(pid)                         # -daemonize: the guest outlives the killed run
+    assert alive(pid)                         # -daemonize: the guest outlives the killed run
     _destroy("qemu", log)
-    assert not _alive(pid)
+    assert not alive(pid)
     assert not (guest_dir / "qmp.sock").exists()

@@ -18,16 +18,9 @@ import time
 import pytest
 from harness import hygiene
 from harness.control_plane import ControlPlane, build
+from harness.hygiene import alive
 
 HERE = pathlib.Path(__file__).resolve().parent
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
 
 
 def _hold_control_plane(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, dict[str, int], pathlib.Path]:
@@ -43,14 +36,14 @@ def _hold_control_plane(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, dict[
         time.sleep(0.3)
     pids = json.loads(out.read_text())
     state = pathlib.Path(pids.pop("state"))
-    assert all(_alive(pid) for pid in pids.values())
+    assert all(alive(pid) for pid in pids.values())
     return probe, pids, state
 
 
 def _gone(pids: dict[str, int], timeout: float = 30) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not any(_alive(pid) for pid in pids.values()):
+        if not any(alive(pid) for pid in pids.values()):
             return True
         time.sleep(0.2)
     return False
@@ -79,7 +72,7 @@ def test_stop_never_signals_a_process_it_did_not_start(tmp_path: pathlib.Path) -
     try:
         plane = ControlPlane(tmp_path, build(), etcd_pid=stranger.pid, apiserver_pid=stranger.pid)
         plane.stop()
-        assert stranger.poll() is None and _alive(stranger.pid)
+        assert stranger.poll() is None and alive(stranger.pid)
     finally:
         stranger.kill()
         stranger.wait()
