@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the scripts: a virtualenv with the pinned requirements, kept per machine and keyed by a hash of the
 # requirements and the Python that runs it (older ones removed), a pip download cache beside it, and a collection
 # path that points at this checkout (ansible needs ansible_collections/<namespace>/<name>/ on disk).
@@ -23,11 +24,12 @@ if [ ! -f "$VENV/.complete-$requirements_key" ]; then
   if [ ! -f "$VENV/.complete-$requirements_key" ]; then
     echo "== creating $VENV with pinned requirements"
     # Explicit checks: this file is also sourced where errexit does not apply (a caller's `cmd || ...`).
-    rm -rf --one-file-system -- "$VENV" \
-      && "$PYTHON" -m venv "$VENV" \
-      && "$VENV/bin/pip" install --quiet -r "$ROOT/tests/requirements.txt" \
-      && touch "$VENV/.complete-$requirements_key" \
-      || { echo "creating the virtualenv $VENV failed" >&2; exit 1; }
+    if ! { rm -rf --one-file-system -- "$VENV" && "$PYTHON" -m venv "$VENV" \
+           && "$VENV/bin/pip" install --quiet -r "$ROOT/tests/requirements.txt"; }; then
+      echo "creating the virtualenv $VENV failed" >&2
+      exit 1
+    fi
+    touch "$VENV/.complete-$requirements_key"
     if [ -z "${VIRTINFRA_VENV:-}" ]; then
       for old in "$VIRTINFRA_CACHE"/venv/*/; do
         [ "${old%/}" = "$VENV" ] || rm -rf --one-file-system -- "${old%/}"
@@ -47,4 +49,4 @@ export ANSIBLE_HOME="$ROOT/.cache/ansible-home"
 # same setting applies on the test hosts, where /tmp is a tmpfs that podman's file transfer cannot see: /var/tmp.
 export ANSIBLE_REMOTE_TEMP="${ANSIBLE_REMOTE_TEMP:-/var/tmp/.ansible-virtinfra-tests}"
 export ANSIBLE_NOCOLOR="${ANSIBLE_NOCOLOR:-1}" ANSIBLE_LOCALHOST_WARNING=False ANSIBLE_INVENTORY_UNPARSED_WARNING=False
-COLLECTION_DIR="$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
+export COLLECTION_DIR="$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the test scripts: removal that cannot reach the host through a mount.
 
 # safe_remove DIR: remove DIR unless something is mounted at or below it (then refuse, naming the mounts);
