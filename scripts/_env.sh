@@ -45,6 +45,8 @@ ln -sfn "$ROOT" "$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
 export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS"
 # Ansible's per-user state (temporary files, caches) stays in the checkout's cache, never in ~/.ansible.
 export ANSIBLE_HOME="$ROOT/.cache/ansible-home"
+# The ssh connection's ControlPath sockets (the QEMU guest) would otherwise go to ~/.ansible/cp.
+export ANSIBLE_SSH_CONTROL_PATH_DIR="$ANSIBLE_HOME/cp"
 # Where modules run on the controller (connection local) Ansible's remote_tmp would be ~/.ansible/tmp as well. The
 # same setting applies on the test hosts, where /tmp is a tmpfs that podman's file transfer cannot see: /var/tmp.
 export ANSIBLE_REMOTE_TEMP="${ANSIBLE_REMOTE_TEMP:-/var/tmp/.ansible-virtinfra-tests}"
