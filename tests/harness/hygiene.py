@@ -165,6 +165,11 @@ def snapshot() -> dict[str, t.Any]:
     return {name: collect() for name, collect in COLLECTORS.items()}
 
 
+# Things that may go away during a run without harm: a guest, container or port an interrupted earlier run left and
+# this run's destroy cleaned up. What appears, and any change to files or mounts, is always a problem.
+REMOVAL_IS_CLEANUP = frozenset({"listening ports", "podman objects", "network namespaces"})
+
+
 def differences(before: dict[str, t.Any], after: dict[str, t.Any]) -> list[str]:
     problems = []
     for name in COLLECTORS:
@@ -180,7 +185,8 @@ def differences(before: dict[str, t.Any], after: dict[str, t.Any]) -> list[str]:
         else:
             old_items: set[str] = set(old or [])
             problems += [f"{name}: added {item}" for item in sorted(set(new) - old_items)]
-            problems += [f"{name}: removed {item}" for item in sorted(old_items - set(new))]
+            if name not in REMOVAL_IS_CLEANUP:
+                problems += [f"{name}: removed {item}" for item in sorted(old_items - set(new))]
     return problems
 
 
