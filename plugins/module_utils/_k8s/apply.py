@@ -127,6 +127,7 @@ class Applier:
         self.discovery = Discovery(connection)
         self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
         self.warnings: list[str] = []
+        self._input_namespaces: set[str] = set()   # Namespaces in this call's input (set by run)
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
