@@ -47,6 +47,13 @@ options:
     description: Grant C(delete) on written kinds.
     type: bool
     default: true
+  apply_sets:
+    description:
+      - Names of the apply sets the run writes. Their parent ConfigMaps (see M(virtinfra.hyperconverged.k8s_apply))
+        may be read and updated by name, and created (Kubernetes cannot limit a create to names).
+    type: list
+    elements: str
+    default: []
 """
 
 EXAMPLES = r"""
@@ -97,13 +104,17 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac
 
 
 def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, name: str = "virtinfra-hyperconverged",
-                    namespace: str = "virtinfra-automation", delete: bool = True) -> dict[str, t.Any]:
+                    namespace: str = "virtinfra-automation", delete: bool = True,
+                    apply_sets: t.Any = ()) -> dict[str, t.Any]:
     if not isinstance(written, (list, tuple)) or not isinstance(read, (list, tuple)):
         raise AnsibleFilterError("automation_rbac: the input and read= must be lists of objects or {apiVersion, kind}")
     if resources is not None and not isinstance(resources, dict):
         raise AnsibleFilterError("automation_rbac: resources= must be the cluster_facts resources mapping")
+    if not isinstance(apply_sets, (list, tuple)) or not all(isinstance(n, str) and n for n in apply_sets):
+        raise AnsibleFilterError("automation_rbac: apply_sets= must be a list of apply-set names")
     try:
-        return compute(written, read, resources, name=name, namespace=namespace, delete=bool(delete))
+        return compute(written, read, resources, name=name, namespace=namespace, delete=bool(delete),
+                       apply_sets=list(apply_sets))
     except RbacError as exc:
         raise AnsibleFilterError(f"automation_rbac: {exc}") from exc
 

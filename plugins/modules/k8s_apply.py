@@ -27,12 +27,22 @@ description:
   - "Drift: fields another actor changed since this module last applied the object (the input fingerprint stored in
     the C(hyperconverged.virtinfra.io/desired-hash) annotation is unchanged, or another field manager now owns the
     field). Counted per object, like HCO's C(kubevirt_hco_out_of_band_modifications_total)."
-  - Every applied object is labelled C(hyperconverged.virtinfra.io/managed-by=virtinfra.hyperconverged) and, with
-    O(apply_set), C(hyperconverged.virtinfra.io/apply-set=<apply_set>). O(prune) deletes objects of the same apply set
-    that are no longer desired, and only those this module applied (an object must carry both labels B(and) this
-    module's field manager must have applied the apply-set label; a copied manifest with our labels is left alone,
-    with a warning). Namespaces and CustomResourceDefinitions are never pruned unless O(prune_namespaces), and then
-    only when everything in them belongs to the apply set; RV(pruned[].contents) lists what went with them.
+  - Every applied object is labelled C(hyperconverged.virtinfra.io/managed-by=virtinfra.hyperconverged).
+  - "With O(apply_set), the objects form an apply set as the Kubernetes ApplySet convention (KEP-3659, the one
+    C(kubectl apply --prune --applyset) uses) defines it: a parent ConfigMap named O(apply_set) in
+    O(apply_set_namespace) (a ConfigMap rather than kubectl's default Secret, so an automation account needs no right
+    to create Secrets) carries the label C(applyset.kubernetes.io/id) (C(applyset-<hash>-v1), computed as kubectl
+    does) and the annotations C(applyset.kubernetes.io/tooling=virtinfra.hyperconverged/<version>),
+    C(applyset.kubernetes.io/contains-group-kinds) and C(applyset.kubernetes.io/additional-namespaces); each member
+    carries C(applyset.kubernetes.io/part-of=<id>). Before any member is written the parent records the union of
+    what it held and this run's kinds and namespaces, so an interrupted run leaves nothing a later prune cannot find;
+    after a prune it records only what is left. A ConfigMap of that name that is not such a parent, or the parent of
+    another tool's apply set (kubectl's, for one), fails the task before anything is written and is left alone."
+  - "O(prune) deletes members of the apply set that left O(objects), and only those: an object must carry both
+    labels, B(and) this module's field manager must have applied its C(part-of) label, B(and) it must be of a kind and
+    in a namespace the parent recorded. A copied manifest with our labels is left alone, with a warning. Namespaces
+    and CustomResourceDefinitions are never pruned unless O(prune_namespaces), and then only when everything in them
+    belongs to the apply set (the parent itself does not); RV(pruned[].contents) lists what went with them."
   - "Drift in O(drift=report) mode: fields another field manager set are left out of what is applied, at any depth
     (an item of an associative list stays, named by its keys, without the foreign fields; an atomic list is one unit),
     so a report run never changes them, and never removes a field this module owns as a side effect. When the input
@@ -111,8 +121,14 @@ options:
         required: true
   apply_set:
     description:
-      - Name of the set of objects this call manages; pruning never touches another set. There is no default, so
-        two runs that prune must each name their set.
+      - Name of the set of objects this call manages, and of its parent ConfigMap (see the description); pruning never
+        touches another set. There is no default, so two runs that prune must each name their set.
+      - Ignored with O(state=absent) and O(state=observed).
+    type: str
+  apply_set_namespace:
+    description:
+      - Namespace of the apply set's parent ConfigMap. Defaults to O(namespace), else C(default); RV(apply_set) says
+        which was used. It may be a Namespace among O(objects); the parent is then written right after it.
     type: str
   field_manager:
     description: Server-side apply field manager.
@@ -250,6 +266,29 @@ objects:
     - {apiVersion: v1, kind: ConfigMap, namespace: kubevirt, name: settings, action: updated,
        changes: [{path: data.mode, op: change, before: a, after: b}], drift: {count: 0, fields: []}, reverted: 0,
        validated_by: dry-run}
+apply_set:
+  description:
+    - The apply set's parent after this run (empty without O(apply_set)); C(action) as for RV(objects).
+  returned: always
+  type: dict
+  contains:
+    id:
+      description: The C(applyset.kubernetes.io/id) of the parent, the value of each member's C(part-of) label.
+      type: str
+    parent:
+      description: C(v1 ConfigMap <namespace>/<name>).
+      type: str
+    group_kinds:
+      description: Kinds the parent records (C(Kind.group)).
+      type: list
+      elements: str
+    namespaces:
+      description: Namespaces the parent records (its own included).
+      type: list
+      elements: str
+  sample: {name: hyperconverged, namespace: kubevirt-hyperconverged, id: applyset-tlksUoVo3vewDuhP1h08ogDdhNqd_UHfHIER5J_v_Wc-v1,
+           parent: v1 ConfigMap kubevirt-hyperconverged/hyperconverged, action: unchanged,
+           group_kinds: [CDI.cdi.kubevirt.io, KubeVirt.kubevirt.io], namespaces: [kubevirt-hyperconverged]}
 pruned:
   description:
     - Objects deleted because they are no longer desired (in check mode, that would be deleted). A pruned
@@ -324,6 +363,7 @@ ARGUMENT_SPEC = dict(
     prune_kinds=dict(type="list", elements="dict", default=[], options=dict(
         apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True))),
     apply_set=dict(type="str"),
+    apply_set_namespace=dict(type="str"),
     prune_namespaces=dict(type="bool", default=False),
     field_manager=dict(type="str", default="virtinfra.hyperconverged"),
     namespace=dict(type="str"),
@@ -363,7 +403,7 @@ def main() -> None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
     params = module.params
     options = Options(
-        apply_set=params["apply_set"], field_manager=params["field_manager"], state=params["state"],
+        apply_set=params["apply_set"], apply_set_namespace=params["apply_set_namespace"], field_manager=params["field_manager"], state=params["state"],
         drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"],
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],

@@ -218,9 +218,10 @@ class ControlPlane:
         self.kubeconfig.chmod(0o600)
 
     def kubectl_run(self, *args: str, check: bool = True, context: str = "admin",
-                    input: str | None = None) -> subprocess.CompletedProcess:
+                    input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}", *args],
-                              check=check, capture_output=True, text=True, input=input)
+                              check=check, capture_output=True, text=True, input=input,
+                              env={**os.environ, **env} if env else None)
 
     def install_crds(self, crd_dir: pathlib.Path | None = None) -> None:
         crd_dir = crd_dir or shared_dir() / "crds"

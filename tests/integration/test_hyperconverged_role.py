@@ -110,7 +110,9 @@ def test_hco_mode_writes_only_the_hyperconverged_and_reports_operand_drift(tmp_p
         assert run.returncode == 0, run.stdout + run.stderr
         result = result_of(run.stdout)
         assert result["mode"] == "hco"
-        assert [w["objectRef"]["resource"] for w in server_writes(control_plane, mark)] == ["hyperconvergeds"]
+        # The HyperConverged, after its apply set's parent (a ConfigMap in its namespace).
+        assert [(w["objectRef"]["resource"], w["objectRef"].get("namespace")) for w in
+                server_writes(control_plane, mark)] == [("configmaps", namespace), ("hyperconvergeds", namespace)]
         drift = {o["kind"]: o for o in result["operand_drift"]}
         assert drift["KubeVirt"]["action"] == "drifted"
         overcommit = next(f for f in drift["KubeVirt"]["drift"]["fields"]

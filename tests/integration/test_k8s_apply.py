@@ -85,10 +85,10 @@ def test_create_from_empty_then_noop(control_plane, namespace):
     assert first["changed"] is True
     assert all(o["action"] == "created" for o in first["objects"]), first["objects"]
     writes = server_writes(control_plane, mark)
-    assert len(writes) == len(objects)
+    assert len(writes) == len(objects) + 1   # and the apply set's parent
     assert {w["objectRef"]["resource"] for w in writes} >= {"kubevirts", "cdis", "networkaddonsconfigs", "ssps"}
-    # Dependency order: the Namespace first, custom resources after the built-in kinds.
-    assert writes[0]["objectRef"]["resource"] == "namespaces"
+    # Dependency order: the Namespace first, then the apply set's parent, custom resources after the built-in kinds.
+    assert [w["objectRef"]["resource"] for w in writes[:2]] == ["namespaces", "configmaps"]
     kubevirt = control_plane.kubectl_run("get", "kubevirt", "-n", namespace, "-o", "yaml").stdout
     assert "memoryOvercommit: 150" in kubevirt
 

@@ -17,8 +17,8 @@ import typing as t
 import pytest
 from test_k8s_apply import apply, operand_set, server_writes
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import applyset
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
-    APPLY_SET_LABEL,
     MANAGED_BY_LABEL,
     ApplyFailed,
 )
@@ -189,7 +189,8 @@ def test_two_apply_sets_never_prune_each_other(control_plane, namespace):
 
 def test_a_copied_manifest_with_our_labels_is_not_pruned(control_plane, namespace):
     apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
-    copy = config_map(namespace, "copied", **{MANAGED_BY_LABEL: "virtinfra.hyperconverged", APPLY_SET_LABEL: "copies"})
+    copy = config_map(namespace, "copied", **{MANAGED_BY_LABEL: "virtinfra.hyperconverged",
+                                               applyset.PART_OF_LABEL: applyset.applyset_id("copies", "default")})
     control_plane.kubectl_run("create", "-f", "-", input=json.dumps(copy))
     report = apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
     assert report["pruned"] == []
@@ -235,6 +236,101 @@ def test_an_unserved_prune_kind_is_a_warning(control_plane, namespace):
     report = apply(control_plane, [config_map(namespace, "a")], apply_set="kinds", prune=True,
                    prune_kinds=[("example.com/v9", "Gone")])
     assert any("Gone" in w and "does not serve" in w for w in report["warnings"])
+
+
+# ---------------------------------------------------------------- the ApplySet parent (KEP-3659)
+
+def _parent(plane, name: str, namespace: str) -> dict[str, t.Any]:
+    return json.loads(plane.kubectl_run("get", "configmap", name, "-n", namespace, "-o", "json").stdout)
+
+
+def test_the_parent_records_the_set_as_kubectl_does_and_kubectl_recognises_it(control_plane, namespace):
+    other = namespace + "-o"
+    objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": other}},
+               config_map(namespace, "a"), config_map(other, "b"), deployment(namespace)]
+    report = apply(control_plane, objects, apply_set="kep", apply_set_namespace=namespace)
+    parent = _parent(control_plane, "kep", namespace)
+    labels, annotations = parent["metadata"]["labels"], parent["metadata"]["annotations"]
+    expected_id = applyset.applyset_id("kep", namespace, "ConfigMap", "")
+    assert labels["applyset.kubernetes.io/id"] == expected_id == report["apply_set"]["id"]
+    assert annotations["applyset.kubernetes.io/contains-group-kinds"] == "ConfigMap,Deployment.apps,Namespace"
+    assert annotations["applyset.kubernetes.io/additional-namespaces"] == other
+    assert annotations["applyset.kubernetes.io/tooling"].startswith("virtinfra.hyperconverged/v")
+    assert report["apply_set"]["action"] == "created" and report["changed"]
+    members = control_plane.kubectl_run("get", "configmaps,deployments", "-A", "-o", "name", "-l",
+                                        f"applyset.kubernetes.io/part-of={expected_id}").stdout.split()
+    assert sorted(members) == ["configmap/a", "configmap/b", "deployment.apps/web"]
+
+    # kubectl's own ApplySet pruning sees a parent of another tool and refuses to touch the set.
+    stray = control_plane.kubectl_run(
+        "apply", "--prune", "--applyset=configmap/kep", "-n", namespace, "-f", "-",
+        input=json.dumps(config_map(namespace, "from-kubectl")), check=False, env={"KUBECTL_APPLYSET": "true"})
+    assert stray.returncode != 0 and "virtinfra.hyperconverged" in stray.stderr, stray.stderr
+    assert exists(control_plane, "configmap", "a", namespace) and not exists(control_plane, "configmap",
+                                                                               "from-kubectl", namespace)
+
+    again = apply(control_plane, objects, apply_set="kep", apply_set_namespace=namespace)
+    assert again["apply_set"]["action"] == "unchanged" and not again["changed"]
+
+
+def test_a_kind_that_left_the_input_is_pruned_from_the_record_and_the_record_shrinks(control_plane, namespace):
+    first = [config_map(namespace, "stays"), deployment(namespace)]
+    apply(control_plane, first, apply_set="shrink", apply_set_namespace=namespace)
+    # No prune_kinds: the parent remembers that the set held a Deployment.
+    report = apply(control_plane, first[:1], apply_set="shrink", apply_set_namespace=namespace, prune=True)
+    assert [(p["kind"], p["name"]) for p in report["pruned"]] == [("Deployment", "web")]
+    assert not exists(control_plane, "deployment", "web", namespace)
+    annotations = _parent(control_plane, "shrink", namespace)["metadata"]["annotations"]
+    assert annotations["applyset.kubernetes.io/contains-group-kinds"] == "ConfigMap"
+    assert report["apply_set"]["group_kinds"] == ["ConfigMap"]
+
+
+def test_an_object_that_is_not_our_parent_stops_the_run_and_is_left_alone(control_plane, namespace):
+    control_plane.kubectl_run("create", "configmap", "taken", "--from-literal=k=v", "-n", namespace)
+    kubectl_parent = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "kubectls", "namespace": namespace,
+        "labels": {"applyset.kubernetes.io/id": applyset.applyset_id("kubectls", namespace)},
+        "annotations": {"applyset.kubernetes.io/tooling": "kubectl/v1.34",
+                        "applyset.kubernetes.io/contains-group-kinds": "ConfigMap"}}}
+    control_plane.kubectl_run("create", "-f", "-", input=json.dumps(kubectl_parent))
+    before = {name: _parent(control_plane, name, namespace) for name in ("taken", "kubectls")}
+    for name, says in (("taken", "is not the parent"), ("kubectls", "managed by kubectl/v1.34")):
+        mark = control_plane.audit_offset()
+        with pytest.raises(ApplyFailed) as failure:
+            apply(control_plane, [config_map(namespace, "x")], apply_set=name, apply_set_namespace=namespace,
+                  prune=True)
+        assert says in str(failure.value) and [e["path"] for e in failure.value.errors] == ["apply_set"]
+        assert server_writes(control_plane, mark) == []
+        assert _parent(control_plane, name, namespace) == before[name]
+
+
+def test_our_labels_in_a_namespace_the_parent_never_recorded_are_not_pruned(control_plane, namespace):
+    elsewhere = namespace + "-x"
+    control_plane.kubectl_run("create", "namespace", elsewhere)
+    apply(control_plane, [config_map(namespace, "ours")], apply_set="where", apply_set_namespace=namespace)
+    # Same labels and even our field manager, in a namespace the set never had (another tool or a person re-applying
+    # a copy under our name): not a member.
+    copy = config_map(elsewhere, "copy", **{MANAGED_BY_LABEL: "virtinfra.hyperconverged",
+                                            applyset.PART_OF_LABEL: applyset.applyset_id("where", namespace)})
+    control_plane.kubectl_run("apply", "--server-side", "--field-manager=virtinfra.hyperconverged", "-f", "-",
+                              input=json.dumps(copy))
+    report = apply(control_plane, [config_map(namespace, "ours")], apply_set="where", apply_set_namespace=namespace,
+                   prune=True)
+    assert report["pruned"] == [] and exists(control_plane, "configmap", "copy", elsewhere)
+    assert any("copy" in w and "never recorded" in w for w in report["warnings"])
+
+
+def test_the_parent_goes_into_a_namespace_created_by_the_same_run(control_plane, namespace):
+    fresh = namespace + "-new"
+    objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": fresh}}, config_map(fresh, "a")]
+    check = apply(control_plane, objects, apply_set="fresh", apply_set_namespace=fresh, check_mode=True)
+    assert check["apply_set"]["action"] == "created" and not exists(control_plane, "namespace", fresh)
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects, apply_set="fresh", apply_set_namespace=fresh)
+    order = [(w["objectRef"]["resource"], w["objectRef"]["name"]) for w in server_writes(control_plane, mark)]
+    # Namespace, then the parent, then its members.
+    assert order == [("namespaces", fresh), ("configmaps", "fresh"), ("configmaps", "a")], order
+    assert report["apply_set"]["action"] == "created"
 
 
 # ---------------------------------------------------------------- no silent defer
@@ -288,6 +384,11 @@ def _config_maps(namespace: str, count: int) -> list[dict[str, t.Any]]:
     return [config_map(namespace, f"cm-{i:03d}") for i in range(count)]
 
 
+def _written_config_maps(partial: dict[str, t.Any]) -> set[str]:
+    """Names of the member ConfigMaps a failed run says it wrote (its apply-set parent is listed as well)."""
+    return {w["name"] for w in partial["written"] if w["kind"] == "ConfigMap" and w["name"].startswith("cm-")}
+
+
 def _in_background(work: t.Callable[[], t.Any]) -> tuple[threading.Thread, list[t.Any]]:
     outcome: list[t.Any] = []
 
@@ -339,7 +440,7 @@ def test_a_frozen_api_server_fails_the_call_within_its_limits_and_says_what_was_
         control_plane.signal_apiserver(signal.SIGCONT)
     assert isinstance(failure, ApplyFailed), failure
     assert seconds < 30                      # request_timeout x (retries + 1) plus backoff, within the 20 s limit
-    written = {w["name"] for w in failure.partial["written"]}
+    written = _written_config_maps(failure.partial)
     assert written and failure.partial["changed"] is True
     assert written <= _live_names(control_plane, namespace)      # every object it names is really there
     assert "written before it stopped" in str(failure)
@@ -373,7 +474,7 @@ def test_api_server_killed_mid_run_fails_clearly_then_the_rerun_converges(contro
         assert seconds < 40 and failure.partial["written"]
     finally:
         control_plane.start_apiserver()
-    assert {w["name"] for w in failure.partial["written"]} <= _live_names(control_plane, namespace)
+    assert _written_config_maps(failure.partial) <= _live_names(control_plane, namespace)
     _converges(control_plane, objects, namespace)
 
 
@@ -385,7 +486,7 @@ def test_etcd_restarted_mid_run_then_the_rerun_converges(control_plane, namespac
     thread.join(timeout=300)
     result = outcome[0]
     if isinstance(result, ApplyFailed):       # a clear failure that lists what it wrote is acceptable too
-        assert {w["name"] for w in result.partial["written"]} <= _live_names(control_plane, namespace)
+        assert _written_config_maps(result.partial) <= _live_names(control_plane, namespace)
     else:
         assert isinstance(result, dict), result
     _converges(control_plane, objects, namespace)

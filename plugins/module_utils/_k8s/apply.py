@@ -19,6 +19,16 @@ import copy
 import dataclasses
 import typing as t
 
+from .applyset import (
+    PARENT_API_VERSION,
+    PARENT_KIND,
+    PART_OF_LABEL,
+    ApplySet,
+    Record,
+    group_kind,
+    name_problem,
+    split_group_kind,
+)
 from .client import Connection, KubeError
 from .discovery import Discovery, Resource
 from .fields import (
@@ -39,7 +49,6 @@ from .waits import WaitFailed, WaitSpec, wait_for_all
 
 FIELD_MANAGER = "virtinfra.hyperconverged"
 MANAGED_BY_LABEL = "hyperconverged.virtinfra.io/managed-by"
-APPLY_SET_LABEL = "hyperconverged.virtinfra.io/apply-set"
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
 REDACTED = "<redacted>"
 
@@ -66,6 +75,7 @@ class ApplyFailed(Exception):
 @dataclasses.dataclass
 class Options:
     apply_set: str | None = None  # no default: prune needs a set named on purpose
+    apply_set_namespace: str | None = None  # of the parent; else namespace, else "default"
     field_manager: str = FIELD_MANAGER
     state: str = "present"  # present | absent | observed
     drift: str = "revert"  # revert | report
@@ -98,14 +108,15 @@ class Item:
     result: dict[str, t.Any] | None = None
     validated_by: str = ""
     written: bool = False
+    rank_override: float | None = None
 
     @property
     def key(self) -> tuple[str, str, str, str]:
         return (self.api_version, self.kind, self.namespace or "", self.name)
 
     @property
-    def rank(self) -> int:
-        return KIND_RANK.get(self.kind, CUSTOM_RANK)
+    def rank(self) -> float:
+        return self.rank_override if self.rank_override is not None else KIND_RANK.get(self.kind, CUSTOM_RANK)
 
     @property
     def label(self) -> str:
@@ -115,6 +126,9 @@ class Item:
     def error(self, path: str, message: str) -> dict[str, t.Any]:
         return {"object": f"{self.api_version} {self.label}", "index": self.index, "path": path, "message": message}
 
+
+# The apply-set parent is written right after the Namespaces (its own may be one of them), before any member.
+PARENT_RANK = KIND_RANK["Namespace"] + 0.5
 
 # Kinds whose deletion takes other objects with it.
 CONTAINER_KINDS = frozenset({"Namespace", "CustomResourceDefinition"})
@@ -128,16 +142,20 @@ class Applier:
         self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
         self.warnings: list[str] = []
         self._input_namespaces: set[str] = set()   # Namespaces in this call's input (set by run)
+        self.applyset: ApplySet | None = None
+        self.parent: Item | None = None             # the apply-set parent, planned and written like an object
+        self._recorded = Record()                   # what the live parent recorded before this run
+        self._pruned_or_kept = Record()             # members still there after pruning (recorded again)
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
         items, errors = self._parse(objects)
-        if self.options.prune and not self.options.apply_set:
-            errors.append({"object": "options", "index": None, "path": "apply_set",
-                           "message": "prune needs an apply_set named on purpose: there is no default set, so "
-                                      "two runs can never prune each other's objects by accident"})
+        errors += self._option_errors()
         if errors:
             raise ApplyFailed(_summary("invalid input", errors), errors)
+        if self.options.apply_set and self.options.state == "present":
+            self.applyset = ApplySet(self.options.apply_set,
+                                     self.options.apply_set_namespace or self.options.namespace or "default")
         self._resolve(items, errors)
         if errors:
             raise ApplyFailed(_summary("invalid objects", errors), errors)
@@ -147,6 +165,10 @@ class Applier:
             return self._observe(items)
         if self.options.state == "absent":
             return self._delete(items)
+        members = items
+        if self.applyset is not None:
+            self.parent = self._parent_item(items, errors)
+            items = items + [self.parent]
         self._validate_schemas(items, errors)
         if errors:
             raise ApplyFailed(_summary("objects fail their CRD schema", errors), errors)
@@ -154,7 +176,7 @@ class Applier:
         if errors:
             raise ApplyFailed(_summary("the API server refused objects in a dry run; nothing was written", errors),
                               errors)
-        prunable = self._find_prunable(items, errors) if self.options.prune else []
+        prunable = self._find_prunable(members, errors) if self.options.prune else []
         if errors:
             raise ApplyFailed(_summary("pruning would delete objects this apply set does not own; nothing was "
                                        "written", errors), errors, partial={"warnings": self.warnings})
@@ -169,6 +191,8 @@ class Applier:
                 self._write(items)
             for obj, resource in prunable:
                 pruned.append(self._prune(obj, resource))
+            if self.options.prune and not self.options.check_mode:
+                self._shrink_parent(members)
             if not self.options.check_mode and self.options.wait_for:
                 wait_for_all(self.connection, self.discovery, self.options.wait_for, self.options.wait_timeout)
         except (KubeError, WaitFailed, ApplyFailed) as exc:
@@ -178,13 +202,62 @@ class Applier:
             what = (f"; written before it stopped: {', '.join(_entry_label(e) for e in done[:20])}"
                     + (f" and {len(done) - 20} more" if len(done) > 20 else "")) if done else "; nothing was written"
             raise ApplyFailed(f"{exc}{what}", getattr(exc, "errors", []), partial=partial) from None
-        return self._report(items, pruned)
+        return self._report(members, pruned)
+
+    def _option_errors(self) -> list[dict[str, t.Any]]:
+        errors = []
+        if self.options.prune and not self.options.apply_set:
+            errors.append({"object": "options", "index": None, "path": "apply_set",
+                           "message": "prune needs an apply_set named on purpose: there is no default set, so "
+                                      "two runs can never prune each other's objects by accident"})
+        for option in ("apply_set", "apply_set_namespace"):
+            value = getattr(self.options, option)
+            if value is not None and name_problem(value):
+                errors.append({"object": "options", "index": None, "path": option, "message": name_problem(value)})
+        return errors
 
     def _partial(self, items: list[Item], pruned: list[dict[str, t.Any]]) -> dict[str, t.Any]:
         written = [{"apiVersion": i.api_version, "kind": i.kind, "namespace": i.namespace, "name": i.name,
                     "action": i.action} for i in sorted(items, key=lambda i: i.index) if i.written]
         return {"changed": bool(written or pruned), "written": written, "pruned": pruned,
                 "warnings": list(self.warnings)}
+
+    # ------------------------------------------------------------------ apply set (KEP-3659)
+    def _parent_item(self, items: list[Item], errors: list[dict[str, t.Any]]) -> Item:
+        """The parent records the union of what it recorded and this run's members, so that members written by a
+        run that is then interrupted are still found by the next run's prune."""
+        assert self.applyset is not None
+        parent = Item(-1, {}, PARENT_API_VERSION, PARENT_KIND, self.applyset.name, self.applyset.namespace,
+                      rank_override=PARENT_RANK)
+        parent.resource = self.discovery.find(PARENT_API_VERSION, PARENT_KIND)
+        self._get_live(parent)
+        self._recorded, problem = self.applyset.read(parent.live)
+        if problem:
+            errors.append({"object": "apply_set", "index": None, "path": "apply_set", "message": problem})
+        record = self._recorded.union(_record_of(items))
+        if self.options.namespace and any(i.resource is None and not i.namespace for i in items):
+            record.namespaces.add(self.options.namespace)  # kinds its CRD brings may be namespaced
+        parent.desired = self.applyset.parent(record, {MANAGED_BY_LABEL: FIELD_MANAGER})
+        if parent.live is None and parent.namespace in self._input_namespaces:
+            parent.deferred = f"its namespace {parent.namespace} is created by this run"
+        return parent
+
+    def _shrink_parent(self, members: list[Item]) -> None:
+        """After a prune, the parent records only what is left: this run's members and what was kept."""
+        parent, applyset = self.parent, self.applyset
+        if parent is None or applyset is None:
+            return
+        record = _record_of(members).union(self._pruned_or_kept)
+        record.namespaces.add(applyset.namespace)   # implicit in the parent: read() gives it back
+        current = parent.result or parent.live
+        if current is not None and applyset.read(current)[0] == record:
+            return
+        body = applyset.parent(record, {MANAGED_BY_LABEL: FIELD_MANAGER})
+        before = parent.live
+        parent.result = self._apply(parent, body, force=True, dry_run=False)
+        parent.written = True
+        parent.changes = diff(strip(before), strip(parent.result))
+        parent.action = "created" if before is None else ("updated" if parent.changes else parent.action)
 
     # ------------------------------------------------------------------ input
     def _parse(self, objects: t.Sequence[t.Any]) -> tuple[list[Item], list[dict[str, t.Any]]]:
@@ -248,8 +321,8 @@ class Applier:
             for item in items:
                 labels = item.desired["metadata"].setdefault("labels", {})
                 labels[MANAGED_BY_LABEL] = FIELD_MANAGER
-                if self.options.apply_set:
-                    labels[APPLY_SET_LABEL] = self.options.apply_set
+                if self.applyset is not None:
+                    labels[PART_OF_LABEL] = self.applyset.id
                 annotations = item.desired["metadata"].setdefault("annotations", {})
                 annotations.pop(FINGERPRINT_ANNOTATION, None)
                 if not _is_secret(item.desired):
@@ -293,8 +366,8 @@ class Applier:
 
     def _list_managed(self, resource: Resource) -> list[dict[str, t.Any]]:
         selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER}"
-        if self.options.apply_set:
-            selector += f",{APPLY_SET_LABEL}={self.options.apply_set}"
+        if self.applyset is not None:
+            selector += f",{PART_OF_LABEL}={self.applyset.id}"
         document = self.connection.request("GET", resource.path(), query={"labelSelector": selector})
         found = document.get("items") or []
         for obj in found:
@@ -316,7 +389,8 @@ class Applier:
         for item in items:
             if item.kind == "CustomResourceDefinition":
                 input_schemas.update(served_schemas(item.desired))
-        custom = [i for i in items if _may_be_custom(i.api_version)]
+        # An object that already holds every desired value was validated by the server when it was written.
+        custom = [i for i in items if _may_be_custom(i.api_version) and not self._settled(i)]
         if not custom:
             return
         live_schemas = self._live_crd_schemas() if any(i.resource for i in custom) else {}
@@ -331,12 +405,9 @@ class Applier:
     def _plan(self, item: Item, errors: list[dict[str, t.Any]]) -> None:
         """Decide what the object needs; anything that may change is settled by a server-side dry run."""
         live = item.live
-        if live is not None:
-            ours = ownership(live).get(self.options.field_manager, set())
-            wanted = dict_paths(item.desired)
-            if contained(item.desired, live) and all(path in wanted for path in ours):
-                item.action = "unchanged"
-                return
+        if self._settled(item):
+            item.action = "unchanged"
+            return
         try:
             predicted = self._apply(item, item.desired, force=True, dry_run=True)
         except KubeError as exc:
@@ -390,6 +461,14 @@ class Applier:
             return
         item.drift = self._drift(item, live)
 
+    def _settled(self, item: Item) -> bool:
+        """Every desired value is live, and every field we own is still desired: nothing to send."""
+        if item.live is None or not item.desired:
+            return False
+        ours = ownership(item.live).get(self.options.field_manager, set())
+        wanted = dict_paths(item.desired)
+        return contained(item.desired, item.live) and all(path in wanted for path in ours)
+
     @staticmethod
     def _input_unchanged(item: Item, live: dict[str, t.Any]) -> bool:
         wanted = ((item.desired["metadata"].get("annotations") or {}).get(FINGERPRINT_ANNOTATION))
@@ -415,30 +494,34 @@ class Applier:
                       errors: list[dict[str, t.Any]]) -> None:
         """Every right the writes and deletes need, asked with SelfSubjectAccessReviews before the first write, so a
         missing one (delete, most often) stops the run before it changed anything. A no-op run asks nothing."""
-        needed: set[tuple[str, str, str, str]] = set()
+        needed: set[tuple[str, str, str, str, str]] = set()
         for item in items:
             resource = item.resource
             if resource is None or not (item.action in ("created", "updated") or item.deferred):
                 continue
             namespace = (item.namespace or "") if resource.namespaced else ""
+            # The apply-set parent is asked for by name: an account may be allowed only its own parents.
+            name = item.name if item is self.parent else ""
             for verb in (("create", "patch") if item.action != "updated" else ("patch",)):
-                needed.add((verb, resource.group, resource.plural, namespace))
+                needed.add((verb, resource.group, resource.plural, namespace, name if verb == "patch" else ""))
         for obj, resource in prunable:
             namespace = (obj["metadata"].get("namespace") or "") if resource.namespaced else ""
-            needed.add(("delete", resource.group, resource.plural, namespace))
+            needed.add(("delete", resource.group, resource.plural, namespace, ""))
         wanted = sorted(needed)
-        for (verb, group, plural, namespace), allowed in zip(wanted, self._parallel(self._allowed, wanted)):
+        for (verb, group, plural, namespace, name), allowed in zip(wanted, self._parallel(self._allowed, wanted)):
             if not allowed:
-                what = f"{plural}.{group}" if group else plural
+                what = (f"{plural}.{group}" if group else plural) + (f" {name}" if name else "")
                 where = f"in namespace {namespace}" if namespace else "at cluster scope"
                 errors.append({"object": "access", "index": None, "path": "",
                                "message": f"this user cannot {verb} {what} {where}"})
 
-    def _allowed(self, attributes: tuple[str, str, str, str]) -> bool:
-        verb, group, plural, namespace = attributes
+    def _allowed(self, attributes: tuple[str, str, str, str, str]) -> bool:
+        verb, group, plural, namespace, name = attributes
+        wanted = {"verb": verb, "group": group, "resource": plural, "namespace": namespace}
+        if name:
+            wanted["name"] = name
         review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
-                  "spec": {"resourceAttributes": {"verb": verb, "group": group, "resource": plural,
-                                                  "namespace": namespace}}}
+                  "spec": {"resourceAttributes": wanted}}
         answer = self.connection.request("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
                                          body=review, counts_as_write=False)
         return bool((answer.get("status") or {}).get("allowed"))
@@ -529,6 +612,17 @@ class Applier:
                                      "objects of that kind were not looked for")
             elif resource not in resources:
                 resources.append(resource)
+        searched = {group_kind(r.api_version, r.kind) for r in resources}
+        for recorded in sorted(self._recorded.group_kinds - searched):
+            resource = self.discovery.find_group_kind(*split_group_kind(recorded))
+            if resource is None:
+                self.warnings.append(f"the apply set recorded members of kind {recorded}, which the server no "
+                                     "longer serves: they were not looked for")
+            else:
+                resources.append(resource)
+        # Members live where the parent recorded them (or where this run puts them); anywhere else is a copy.
+        assert self.applyset is not None
+        namespaces = self._recorded.namespaces | _record_of(items).namespaces | {self.applyset.namespace}
         found = []
         for resource in resources:
             for obj in self._list_managed(resource):
@@ -540,13 +634,21 @@ class Applier:
                     self.warnings.append(f"{label} carries this apply set's labels but was not applied by field "
                                          f"manager {self.options.field_manager}: not pruned")
                     continue
+                if resource.namespaced and meta.get("namespace") not in namespaces:
+                    self.warnings.append(f"{label} carries this apply set's labels in a namespace its parent "
+                                         f"{self.applyset.label} never recorded: not pruned")
+                    continue
+                kept = Record({group_kind(resource.api_version, resource.kind)},
+                              {meta["namespace"]} if meta.get("namespace") else set())
                 if resource.kind in CONTAINER_KINDS:
                     if not self.options.prune_namespaces:
                         self.warnings.append(f"{label} left the input but is not pruned: deleting it would delete "
                                              "everything in it (set prune_namespaces to prune it when empty)")
+                        self._pruned_or_kept = self._pruned_or_kept.union(kept)
                         continue
                     contents, foreign = self._contents(resource, meta["name"])
                     if foreign:
+                        self._pruned_or_kept = self._pruned_or_kept.union(kept)
                         errors.append({"object": f"{resource.api_version} {label}", "index": None, "path": "",
                                        "message": "would be pruned, but holds objects this apply set does not own: "
                                                   + ", ".join(foreign[:10])
@@ -562,7 +664,7 @@ class Applier:
             if entry.get("manager") != self.options.field_manager or entry.get("operation") != "Apply":
                 continue
             labels = ((entry.get("fieldsV1") or {}).get("f:metadata") or {}).get("f:labels") or {}
-            if f"f:{APPLY_SET_LABEL}" in labels:
+            if f"f:{PART_OF_LABEL}" in labels:
                 return True
         return False
 
@@ -590,7 +692,8 @@ class Applier:
                     continue
                 label = f"{inner.kind} {_where(meta.get('namespace'), meta.get('name'))}"
                 labels = meta.get("labels") or {}
-                mine = (labels.get(APPLY_SET_LABEL) == self.options.apply_set and self._applied_by_us(obj))
+                mine = (self.applyset is not None and labels.get(PART_OF_LABEL) == self.applyset.id
+                        and self._applied_by_us(obj))
                 (ours if mine else others).append(label)
         return ours, others
 
@@ -677,9 +780,12 @@ class Applier:
                               "after_header": f"{item.api_version} {item.label}",
                               "before": _redact_object(before, secret), "after": _redact_object(after, secret)})
         changed = any(o["action"] in ("created", "updated", "deleted") for o in objects) or bool(pruned)
+        applyset = self._applyset_report(diffs)
+        changed = changed or applyset.get("action") in ("created", "updated")
         return {
             "changed": changed,
             "objects": objects,
+            "apply_set": applyset,
             "pruned": pruned,
             "drift_total": sum(o["drift"]["count"] for o in objects),
             "reverted_total": sum(o["reverted"] for o in objects),
@@ -689,6 +795,22 @@ class Applier:
             "warnings": list(self.warnings),
         }
 
+    def _applyset_report(self, diffs: list[dict[str, t.Any]]) -> dict[str, t.Any]:
+        parent, applyset = self.parent, self.applyset
+        if parent is None or applyset is None:
+            return {}
+        if parent.deferred and parent.action == "unchanged":
+            parent.action = "created"  # check mode: its namespace is created by this run
+        record = applyset.read(parent.result or parent.desired)[0]
+        if parent.changes or (parent.deferred and self.options.check_mode):
+            diffs.append({"before_header": f"{PARENT_API_VERSION} {parent.label} (apply-set parent)",
+                          "after_header": f"{PARENT_API_VERSION} {parent.label} (apply-set parent)",
+                          "before": strip(parent.live) if parent.live else {},
+                          "after": strip(parent.result if parent.result else parent.desired)})
+        return {"name": applyset.name, "namespace": applyset.namespace, "id": applyset.id,
+                "parent": f"{PARENT_API_VERSION} {applyset.label}", "action": parent.action,
+                "group_kinds": sorted(record.group_kinds), "namespaces": sorted(record.namespaces)}
+
 
 _BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy"})
 
@@ -697,6 +819,12 @@ def _may_be_custom(api_version: str) -> bool:
     """Custom resources never use the built-in groups; *.k8s.io groups are reserved for Kubernetes itself."""
     group = api_version.rpartition("/")[0]
     return group not in _BUILTIN_GROUPS and not group.endswith(".k8s.io")
+
+
+def _record_of(items: t.Iterable[Item]) -> Record:
+    """The group-kinds and namespaces of the members among ``items``."""
+    return Record({group_kind(i.api_version, i.kind) for i in items if i.rank_override is None},
+                  {i.namespace for i in items if i.namespace and i.rank_override is None})
 
 
 def _resource_of(item: Item) -> Resource:

@@ -61,6 +61,12 @@ class Discovery:
             self._resources = self._load()
         return self._resources.get((api_version, kind))
 
+    def find_group_kind(self, group: str, kind: str) -> Resource | None:
+        """The resource of a group and kind in the version the server prefers (discovery lists it first)."""
+        if self._resources is None:
+            self._resources = self._load()
+        return next((r for r in self._resources.values() if r.group == group and r.kind == kind), None)
+
     def namespaced_listable(self) -> list[Resource]:
         """One resource per namespaced group and plural that can be listed (the first version found)."""
         if self._resources is None:

@@ -58,12 +58,14 @@ def _kinds(entries: t.Iterable[t.Any], where: str, problems: list[str]) -> list[
 def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
                     resources: t.Mapping[str, t.Mapping[str, t.Any]] | None = None, *,
                     name: str = "virtinfra-hyperconverged", namespace: str = "virtinfra-automation",
-                    delete: bool = True) -> dict[str, t.Any]:
+                    delete: bool = True, apply_sets: t.Sequence[str] = ()) -> dict[str, t.Any]:
     """ServiceAccount, ClusterRole and ClusterRoleBinding granting exactly what a run needs.
 
     ``written``/``read`` are objects or ``{apiVersion, kind}`` entries; ``resources`` maps ``apiVersion/kind`` to
     ``{resource}`` as the server serves it (kinds missing there get the default plural and are listed in
     ``guessed``). ``delete`` adds the delete verb for written kinds (prune and state=absent need it).
+    ``apply_sets`` names the apply sets the run writes: their parent ConfigMaps may be read and updated by name, and
+    created (a create cannot be limited to names).
     A ClusterRole, not a Role: k8s_apply lists each kind across namespaces to find what its apply set owns.
     """
     problems: list[str] = []
@@ -94,6 +96,10 @@ def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
             names = {n for n in names if (group, n) not in written_resources}
         if names:
             rules.append({"apiGroups": [group], "resources": sorted(names), "verbs": list(verbs)})
+    if apply_sets:
+        rules.append({"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]})
+        rules.append({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": sorted(set(apply_sets)),
+                      "verbs": ["get", "patch"]})
     labels = {"app.kubernetes.io/managed-by": "virtinfra.hyperconverged"}
     objects = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
