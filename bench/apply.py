@@ -9,6 +9,10 @@ Each tool gets its own copy (own namespaces and names) on the same server, appli
 (no-op). Wall time is measured around the whole command; requests are counted from the server's audit log.
 
     ./scripts/bench-apply            # sets up the venvs (kubernetes.core comes from the PyPI 'ansible' package)
+    ./scripts/bench-apply --scale    # k8s_apply alone at scale: 1,000 ConfigMaps, 293 mixed objects (requests, wall
+                                     # time, peak RSS of the applying process) and time to fail on a frozen server
+
+In --scale mode each apply runs in its own Python process, so its peak RSS is its own (os.wait4).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ import argparse
 import json
 import os
 import pathlib
+import signal
 import subprocess
 import sys
 import tempfile
@@ -53,6 +58,102 @@ def object_set(tag: str, copies: int = 3) -> list[dict]:
                 operand["metadata"]["name"] = f"{operand['metadata']['name']}-{namespace}"
             objects.append(operand)
     return objects
+
+
+def mixed_set(tag: str, size: int = 293) -> list[dict]:
+    """Operands of three HyperConvergeds, then Secrets (stringData), ConfigMaps and Deployments up to ``size``."""
+    objects = object_set(tag)
+    namespace = f"{tag}-hco-0"
+    index = 0
+    while len(objects) < size:
+        kind = ("Secret", "ConfigMap", "Deployment")[index % 3]
+        name = f"extra-{index:03d}"
+        if kind == "Secret":
+            objects.append({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": namespace},
+                            "stringData": {"password": f"value-{index}"}})
+        elif kind == "ConfigMap":
+            objects.append({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
+                            "data": {"index": str(index)}})
+        else:
+            objects.append({"apiVersion": "apps/v1", "kind": "Deployment",
+                            "metadata": {"name": name, "namespace": namespace},
+                            "spec": {"replicas": 0, "selector": {"matchLabels": {"app": name}},
+                                     "template": {"metadata": {"labels": {"app": name}},
+                                                  "spec": {"containers": [{"name": "c", "image": "registry.local/c:1"}]}}}})
+        index += 1
+    return objects
+
+
+def config_maps(namespace: str, count: int) -> list[dict]:
+    return [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}] + [
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i:04d}", "namespace": namespace},
+         "data": {"index": str(i)}} for i in range(count)]
+
+
+def child_apply(request_file: pathlib.Path) -> int:
+    """--child: one apply in this process; prints its seconds and outcome as JSON."""
+    request = json.loads(request_file.read_text())
+    connection = Connection(kubeconfig=request["kubeconfig"], **request["connection"])
+    start = time.perf_counter()
+    try:
+        Applier(connection, Options(**request["options"])).run(request["objects"])
+        outcome = "ok"
+    except Exception as exc:  # reported, not raised: the parent measures how it failed
+        outcome = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+    print(json.dumps({"seconds": time.perf_counter() - start, "outcome": outcome}))
+    return 0
+
+
+def measured(plane: ControlPlane, work: pathlib.Path, objects: list[dict], options: dict[str, t.Any],
+             connection: dict[str, t.Any] | None = None, during: t.Callable[[], None] | None = None) -> dict[str, t.Any]:
+    """Apply in a child process: seconds, requests the server saw, peak RSS (MiB), outcome."""
+    request = work / "request.json"
+    request.write_text(json.dumps({"kubeconfig": str(plane.kubeconfig), "objects": objects, "options": options,
+                                   "connection": connection or {}}))
+    mark = plane.audit_offset()
+    child = subprocess.Popen([sys.executable, __file__, "--child", str(request)], stdout=subprocess.PIPE, text=True)
+    if during is not None:
+        during()
+    assert child.stdout is not None
+    answer = json.loads(child.stdout.read())
+    _pid, _status, usage = os.wait4(child.pid, 0)
+    child.returncode = 0
+    return {**answer, "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024}
+
+
+def scale(plane: ControlPlane, work: pathlib.Path) -> None:
+    rows = []
+    for label, objects in (("1,000 ConfigMaps", config_maps("scale", 1000)), ("293 mixed objects", mixed_set("mixed"))):
+        kinds = len({(o["apiVersion"], o["kind"]) for o in objects})
+        for phase in ("from empty", "no-op"):
+            figures = measured(plane, work, objects, {"apply_set": label.split()[0].replace(",", "")})
+            rows.append((label, len(objects), kinds, phase, figures))
+    print(f"{'set':<20}{'objects':>8}{'kinds':>6}  {'phase':<11}{'seconds':>9}{'requests':>10}{'peak RSS MiB':>14}")
+    for label, count, kinds, phase, figures in rows:
+        print(f"{label:<20}{count:>8}{kinds:>6}  {phase:<11}{figures['seconds']:>9.2f}{figures['requests']:>10}"
+              f"{figures['peak_rss_mib']:>14.0f}  {figures['outcome']}")
+        if phase == "no-op":
+            print(f"{'':<36}no-op target: requests <= kinds + 3 = {kinds + 3}")
+
+    # A server that stops answering part-way through 1,000 writes: the call must fail within its limits.
+    objects = config_maps("frozen", 1000)
+    limits = {"request_timeout": 2, "retries": 1, "timeout": 60}
+
+    def freeze_soon() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            listed = plane.kubectl_run("get", "configmaps", "-n", "frozen", "-o", "name", check=False).stdout
+            if len(listed.split()) > 20:
+                break
+            time.sleep(0.2)
+        plane.signal_apiserver(signal.SIGSTOP)
+
+    try:
+        figures = measured(plane, work, objects, {"apply_set": "frozen"}, limits, during=freeze_soon)
+    finally:
+        plane.signal_apiserver(signal.SIGCONT)
+    print(f"\nfrozen API server (SIGSTOP part-way through 1,000 ConfigMaps; request_timeout=2, retries=1): failed after "
+          f"{figures['seconds']:.1f} s ({figures['outcome']}); bound: request_timeout x (retries + 1) plus backoff")
 
 
 def timed(command: list[str], env: dict[str, str]) -> float:
@@ -95,9 +196,24 @@ def playbook(path: pathlib.Path, objects_file: pathlib.Path, kubeconfig: pathlib
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--ansible-venv", type=pathlib.Path, required=True,
+    parser.add_argument("--ansible-venv", type=pathlib.Path,
                         help="venv with the 'ansible' package (kubernetes.core) and this collection's requirements")
+    parser.add_argument("--scale", action="store_true", help="k8s_apply alone at scale (see above)")
+    parser.add_argument("--child", type=pathlib.Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.child:
+        return child_apply(options.child)
+    if options.scale:
+        with tempfile.TemporaryDirectory() as scratch:
+            plane = ControlPlane(pathlib.Path(scratch) / "control-plane", build()).start()
+            try:
+                plane.install_crds()
+                scale(plane, pathlib.Path(scratch))
+            finally:
+                plane.stop()
+        return 0
+    if options.ansible_venv is None:
+        parser.error("--ansible-venv is required without --scale")
     python = options.ansible_venv / "bin" / "python"
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
                ANSIBLE_INVENTORY_UNPARSED_WARNING="False",

@@ -333,6 +333,37 @@ def test_the_parent_goes_into_a_namespace_created_by_the_same_run(control_plane,
     assert report["apply_set"]["action"] == "created"
 
 
+# ---------------------------------------------------------------- every problem at once
+
+def test_every_problem_of_every_phase_is_reported_at_once_with_its_path(control_plane, namespace):
+    kubevirt = next(o for o in operand_set(namespace) if o["kind"] == "KubeVirt")
+    kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] = "lots"
+    typo = deployment(namespace)
+    typo["spec"]["replicaz"] = 2
+    objects = [
+        config_map(namespace, "fine"),
+        {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g", "namespace": namespace}},
+        kubevirt,
+        typo,
+        config_map("no-such-namespace", "lost"),
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": namespace}},
+    ]
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, objects, apply_set="all-at-once", apply_set_namespace=namespace)
+    found = {(e["index"], e["path"]) for e in failure.value.errors}
+    assert found == {
+        (1, "kind"),                                                        # not served
+        (2, "spec.configuration.developerConfiguration.memoryOvercommit"),  # CRD schema
+        (3, "spec.replicaz"),                                               # the server's strict validation
+        (4, "metadata.namespace"),                                          # no such namespace
+        (5, "metadata.name"),                                               # input
+    }, failure.value.errors
+    assert "nothing was written" in str(failure.value)
+    assert server_writes(control_plane, mark) == []
+    assert not exists(control_plane, "configmap", "fine", namespace)
+
+
 # ---------------------------------------------------------------- no silent defer
 
 def test_an_object_in_a_missing_namespace_is_an_error_before_any_write(control_plane, namespace):
@@ -382,6 +413,14 @@ def test_a_secret_from_client_side_apply_then_ours_never_shows_its_bytes_and_rer
 
 def _config_maps(namespace: str, count: int) -> list[dict[str, t.Any]]:
     return [config_map(namespace, f"cm-{i:03d}") for i in range(count)]
+
+
+def _until_allowed(plane, context: str, verb: str, resource: str) -> None:
+    """A new binding reaches the API server's authorizer through its informers, a moment after it was created."""
+    deadline = time.monotonic() + 30
+    while plane.kubectl_run("auth", "can-i", verb, resource, "-A", context=context, check=False).returncode != 0:
+        assert time.monotonic() < deadline, f"{context} still may not {verb} {resource}"
+        time.sleep(0.2)
 
 
 def _written_config_maps(partial: dict[str, t.Any]) -> set[str]:
@@ -496,6 +535,7 @@ def test_no_right_to_delete_stops_the_run_before_it_writes_anything(control_plan
     role = f"no-delete-{namespace}"[:60]
     control_plane.kubectl_run("create", "clusterrole", role, "--verb=get,list,create,patch", "--resource=configmaps")
     control_plane.kubectl_run("create", "clusterrolebinding", role, f"--clusterrole={role}", "--user=limited")
+    _until_allowed(control_plane, "limited", "list", "configmaps")
     first = [config_map(namespace, "kept"), config_map(namespace, "dropped")]
     apply(control_plane, first, context="limited", apply_set=role, prune=True)
     changed = config_map(namespace, "kept")

@@ -17,6 +17,7 @@ import concurrent.futures
 import contextlib
 import copy
 import dataclasses
+import re
 import typing as t
 
 from .applyset import (
@@ -149,16 +150,17 @@ class Applier:
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
+        # Every problem at once: each phase goes on with the objects that passed the earlier ones.
         items, errors = self._parse(objects)
         errors += self._option_errors()
-        if errors:
-            raise ApplyFailed(_summary("invalid input", errors), errors)
-        if self.options.apply_set and self.options.state == "present":
+        if self.options.apply_set and self.options.state == "present" and not any(
+                e["path"].startswith("apply_set") for e in errors):
             self.applyset = ApplySet(self.options.apply_set,
                                      self.options.apply_set_namespace or self.options.namespace or "default")
         self._resolve(items, errors)
-        if errors:
-            raise ApplyFailed(_summary("invalid objects", errors), errors)
+        items = _passed(items, errors)
+        if errors and self.options.state != "present":
+            raise ApplyFailed(_summary("invalid input; nothing was changed", errors), errors)
         self._input_namespaces = {i.name for i in items if i.kind == "Namespace" and i.api_version == "v1"}
         self._read_live(items)
         if self.options.state == "observed":
@@ -168,14 +170,12 @@ class Applier:
         members = items
         if self.applyset is not None:
             self.parent = self._parent_item(items, errors)
-            items = items + [self.parent]
+            items = items + ([self.parent] if self.parent else [])
         self._validate_schemas(items, errors)
+        self._parallel(lambda item: self._plan(item, errors), [i for i in _passed(items, errors) if not i.deferred])
         if errors:
-            raise ApplyFailed(_summary("objects fail their CRD schema", errors), errors)
-        self._parallel(lambda item: self._plan(item, errors), [i for i in items if not i.deferred])
-        if errors:
-            raise ApplyFailed(_summary("the API server refused objects in a dry run; nothing was written", errors),
-                              errors)
+            raise ApplyFailed(_summary("objects are invalid or were refused by the API server's dry run; nothing "
+                                       "was written", errors), errors, partial={"warnings": self.warnings})
         prunable = self._find_prunable(members, errors) if self.options.prune else []
         if errors:
             raise ApplyFailed(_summary("pruning would delete objects this apply set does not own; nothing was "
@@ -223,7 +223,7 @@ class Applier:
                 "warnings": list(self.warnings)}
 
     # ------------------------------------------------------------------ apply set (KEP-3659)
-    def _parent_item(self, items: list[Item], errors: list[dict[str, t.Any]]) -> Item:
+    def _parent_item(self, items: list[Item], errors: list[dict[str, t.Any]]) -> Item | None:
         """The parent records the union of what it recorded and this run's members, so that members written by a
         run that is then interrupted are still found by the next run's prune."""
         assert self.applyset is not None
@@ -234,6 +234,7 @@ class Applier:
         self._recorded, problem = self.applyset.read(parent.live)
         if problem:
             errors.append({"object": "apply_set", "index": None, "path": "apply_set", "message": problem})
+            return None
         record = self._recorded.union(_record_of(items))
         if self.options.namespace and any(i.resource is None and not i.namespace for i in items):
             record.namespaces.add(self.options.namespace)  # kinds its CRD brings may be namespaced
@@ -821,6 +822,12 @@ def _may_be_custom(api_version: str) -> bool:
     return group not in _BUILTIN_GROUPS and not group.endswith(".k8s.io")
 
 
+def _passed(items: list[Item], errors: list[dict[str, t.Any]]) -> list[Item]:
+    """The items no error names (by their input index)."""
+    failed = {e.get("index") for e in errors}
+    return [i for i in items if i.index not in failed]
+
+
 def _record_of(items: t.Iterable[Item]) -> Record:
     """The group-kinds and namespaces of the members among ``items``."""
     return Record({group_kind(i.api_version, i.kind) for i in items if i.rank_override is None},
@@ -846,11 +853,30 @@ def _namespace_missing(exc: KubeError) -> bool:
     return exc.status == 404 and details.get("kind") == "namespaces"
 
 
+# Field paths inside the API server's messages: strict decoding ('unknown field "spec.x"') and server-side apply
+# ('.spec.x: field not declared in schema', '.spec.replicas: expected numeric ...').
+_UNKNOWN_FIELD = re.compile(r'unknown field "([^"]+)"')
+_APPLY_PATH = re.compile(r'(?:^|: |\n)\.([A-Za-z0-9_$][^\s:]*): ([^\n]+)')
+
+
 def _server_errors(item: Item, exc: KubeError) -> list[dict[str, t.Any]]:
-    causes = exc.causes
-    if not causes:
-        return [item.error("", str(exc))]
-    return [item.error(c.get("field") or "", c.get("message") or c.get("reason") or str(exc)) for c in causes]
+    errors = []
+    for cause in exc.causes or [{"message": str(exc)}]:
+        message = str(cause.get("message") or cause.get("reason") or exc)
+        field = str(cause.get("field") or "")
+        if field:
+            errors.append(item.error(field, message))
+            continue
+        unknown = _UNKNOWN_FIELD.findall(message)
+        if unknown:
+            errors += [item.error(path, "field not declared in schema") for path in unknown]
+            continue
+        located = _APPLY_PATH.findall(message)
+        if located:
+            errors += [item.error(path, text.strip()) for path, text in located]
+            continue
+        errors.append(item.error("", message))
+    return errors
 
 
 def _summary(what: str, errors: list[dict[str, t.Any]]) -> str:

@@ -1,0 +1,76 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A job run the way AWX runs it: ansible-runner, the Kubernetes bearer-token credential injected as environment
+variables, verbosity 3. No secret byte may reach the job events AWX stores and shows."""
+
+from __future__ import annotations
+
+import base64
+import json
+import pathlib
+import textwrap
+
+import ansible_runner
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+OLD_VALUE = "hunter1-old-secret-value"
+NEW_VALUE = "hunter2-new-secret-value"
+
+
+def test_a_secret_applied_in_an_awx_style_job_never_reaches_its_events(tmp_path, control_plane):
+    # The Secret first exists as a person made it: client-side apply, with its last-applied annotation.
+    manifest = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "job-creds", "namespace": "default"},
+                "stringData": {"password": OLD_VALUE}}
+    control_plane.kubectl_run("apply", "-f", "-", input=json.dumps(manifest))
+
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "job.yml").write_text(textwrap.dedent("""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Apply a secret with the credential from the environment
+              virtinfra.hyperconverged.k8s_apply:
+                apply_set: job-secrets
+                objects:
+                  - apiVersion: v1
+                    kind: Secret
+                    metadata: {name: job-creds, namespace: default}
+                    stringData: {password: "{{ new_password }}"}
+              register: applied
+
+            - name: Show what a job template would print
+              ansible.builtin.debug:
+                var: applied
+        """))
+    ca = control_plane.workdir / "certs" / "apiserver.crt"
+    # AWX's "OpenShift or Kubernetes API Bearer Token" credential type injects exactly these variables.
+    envvars = {"K8S_AUTH_HOST": control_plane.server, "K8S_AUTH_API_KEY": control_plane.admin_token,
+               "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": str(ca),
+               "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".cache" / "collections"), "ANSIBLE_NOCOLOR": "1"}
+    events: list[dict] = []
+
+    def keep(event: dict) -> bool:
+        events.append(event)
+        return True
+
+    (tmp_path / "runner").mkdir()
+    run = ansible_runner.run(private_data_dir=str(tmp_path / "runner"), project_dir=str(project), playbook="job.yml",
+                             envvars=envvars, extravars={"new_password": NEW_VALUE}, verbosity=3, quiet=True,
+                             event_handler=keep, cmdline="--diff")
+    assert run.status == "successful", run.stdout.read()
+
+    # Everything the job leaves: events, stdout, status. ansible-runner's own "command" file records the process
+    # environment the credential was injected into (AWX keeps it out of the job's output): not ours to check.
+    stored = "".join(path.read_text(errors="replace") for path in (tmp_path / "runner" / "artifacts").rglob("*")
+                     if path.is_file() and path.name != "command")
+    shown = json.dumps(events) + stored
+    assert any(e.get("event") == "runner_on_ok" and e["event_data"].get("task") == "Apply a secret with the "
+               "credential from the environment" for e in events)
+    for value in (OLD_VALUE, NEW_VALUE, control_plane.admin_token):
+        assert value not in shown
+        assert base64.b64encode(value.encode()).decode() not in shown
+    live = json.loads(control_plane.kubectl_run("get", "secret", "job-creds", "-o", "json").stdout)
+    assert base64.b64decode(live["data"]["password"]).decode() == NEW_VALUE
