@@ -189,8 +189,9 @@ def test_two_apply_sets_never_prune_each_other(control_plane, namespace):
 
 def test_a_copied_manifest_with_our_labels_is_not_pruned(control_plane, namespace):
     apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
-    copy = config_map(namespace, "copied", **{MANAGED_BY_LABEL: "virtinfra.hyperconverged",
-                                               applyset.PART_OF_LABEL: applyset.applyset_id("copies", "default")})
+    labels = {MANAGED_BY_LABEL: "virtinfra.hyperconverged",
+              applyset.PART_OF_LABEL: applyset.applyset_id("copies", "default")}
+    copy = config_map(namespace, "copied", **labels)
     control_plane.kubectl_run("create", "-f", "-", input=json.dumps(copy))
     report = apply(control_plane, [config_map(namespace, "ours")], apply_set="copies", prune=True)
     assert report["pruned"] == []
@@ -266,8 +267,8 @@ def test_the_parent_records_the_set_as_kubectl_does_and_kubectl_recognises_it(co
         "apply", "--prune", "--applyset=configmap/kep", "-n", namespace, "-f", "-",
         input=json.dumps(config_map(namespace, "from-kubectl")), check=False, env={"KUBECTL_APPLYSET": "true"})
     assert stray.returncode != 0 and "virtinfra.hyperconverged" in stray.stderr, stray.stderr
-    assert exists(control_plane, "configmap", "a", namespace) and not exists(control_plane, "configmap",
-                                                                               "from-kubectl", namespace)
+    assert exists(control_plane, "configmap", "a", namespace)
+    assert not exists(control_plane, "configmap", "from-kubectl", namespace)
 
     again = apply(control_plane, objects, apply_set="kep", apply_set_namespace=namespace)
     assert again["apply_set"]["action"] == "unchanged" and not again["changed"]

@@ -226,7 +226,8 @@ class Applier:
     def _parent_item(self, items: list[Item], errors: list[dict[str, t.Any]]) -> Item | None:
         """The parent records the union of what it recorded and this run's members, so that members written by a
         run that is then interrupted are still found by the next run's prune."""
-        assert self.applyset is not None
+        if self.applyset is None:
+            raise AssertionError("_parent_item needs an apply set")
         parent = Item(-1, {}, PARENT_API_VERSION, PARENT_KIND, self.applyset.name, self.applyset.namespace,
                       rank_override=PARENT_RANK)
         parent.resource = self.discovery.find(PARENT_API_VERSION, PARENT_KIND)
@@ -622,7 +623,8 @@ class Applier:
             else:
                 resources.append(resource)
         # Members live where the parent recorded them (or where this run puts them); anywhere else is a copy.
-        assert self.applyset is not None
+        if self.applyset is None:
+            raise AssertionError("prune needs an apply set")
         namespaces = self._recorded.namespaces | _record_of(items).namespaces | {self.applyset.namespace}
         found = []
         for resource in resources:
