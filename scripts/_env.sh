@@ -41,7 +41,9 @@ fi
 export PATH="$VENV/bin:$PATH" VIRTUAL_ENV="$VENV"
 COLLECTIONS="$ROOT/.cache/collections"
 mkdir -p "$COLLECTIONS/ansible_collections/virtinfra"
-ln -sfn "$ROOT" "$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
+# Only when it differs: ln -sfn unlinks first, and jobs running side by side resolve the collection through it.
+[ "$(readlink "$COLLECTIONS/ansible_collections/virtinfra/hyperconverged")" = "$ROOT" ] \
+  || ln -sfn "$ROOT" "$COLLECTIONS/ansible_collections/virtinfra/hyperconverged"
 export ANSIBLE_COLLECTIONS_PATH="$COLLECTIONS"
 # Ansible's per-user state (temporary files, caches) stays in the checkout's cache, never in ~/.ansible.
 export ANSIBLE_HOME="$ROOT/.cache/ansible-home"
