@@ -99,7 +99,8 @@ def child_apply(request_file: pathlib.Path) -> int:
         Applier(connection, Options(**request["options"])).run(request["objects"])
         outcome = "ok"
     except Exception as exc:  # reported, not raised: the parent measures how it failed
-        outcome = f"{type(exc).__name__}: {str(exc).splitlines()[0][:120]}"
+        first_line = str(exc).splitlines()[0]
+        outcome = f"{type(exc).__name__}: {first_line if len(first_line) <= 200 else first_line[:197] + '...'}"
     print(json.dumps({"seconds": time.perf_counter() - start, "outcome": outcome}))
     return 0
 
