@@ -18,6 +18,11 @@ description:
   - The C(virtinfra.hyperconverged.hyperconverged) role uses it to choose between writing the HyperConverged CR
     (HCO present) and writing the operands itself.
 attributes:
+  action_group:
+    description: Use C(group/virtinfra.hyperconverged.cluster) in C(module_defaults) to set the credentials once.
+    support: full
+    membership:
+      - virtinfra.hyperconverged.cluster
   check_mode:
     support: full
     description: Read-only.

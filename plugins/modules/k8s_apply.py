@@ -55,6 +55,11 @@ description:
 requirements:
   - jsonpath-ng (only for O(wait_for[].jsonpath))
 attributes:
+  action_group:
+    description: Use C(group/virtinfra.hyperconverged.cluster) in C(module_defaults) to set the credentials once.
+    support: full
+    membership:
+      - virtinfra.hyperconverged.cluster
   check_mode:
     support: full
     description: Every change is predicted by a server-side dry run; nothing is written.

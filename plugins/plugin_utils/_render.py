@@ -41,10 +41,15 @@ ARGUMENT_SPEC: dict[str, t.Any] = {
 }
 
 
+def _exact_str(value: str) -> str:
+    # Before ansible-core 2.19 AnsibleUnsafeText returns itself from str() and slicing; join builds a real str.
+    return "".join([value])
+
+
 def plain(value: t.Any) -> t.Any:
-    """Copy into plain dict/list/str/int/float/bool/None (drops Ansible's tagged and lazy containers)."""
+    """Copy into plain dict/list/str/int/float/bool/None (drops Ansible's tagged, unsafe and lazy types)."""
     if isinstance(value, dict):
-        return {str(k): plain(v) for k, v in value.items()}
+        return {_exact_str(str(k)): plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [plain(v) for v in value]
     if isinstance(value, bool) or value is None:
@@ -54,7 +59,7 @@ def plain(value: t.Any) -> t.Any:
     if isinstance(value, float):
         return float(value)
     if isinstance(value, str):
-        return str(value)
+        return _exact_str(value)
     return value
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import base64
 import json
 import pathlib
+import sys
 import textwrap
 
 import ansible_runner
+from test_k8s_apply import server_writes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 OLD_VALUE = "hunter1-old-secret-value"
@@ -74,3 +76,44 @@ def test_a_secret_applied_in_an_awx_style_job_never_reaches_its_events(tmp_path,
         assert base64.b64encode(value.encode()).decode() not in shown
     live = json.loads(control_plane.kubectl_run("get", "secret", "job-creds", "-o", "json").stdout)
     assert base64.b64decode(live["data"]["password"]).decode() == NEW_VALUE
+
+
+def _stats_changed(events: list[dict]) -> int:
+    stats = next(e for e in events if e.get("event") == "playbook_on_stats")["event_data"]
+    return sum((stats.get("changed") or {}).values())
+
+
+def test_an_awx_kubernetes_credential_switches_the_site_to_apply_mode(tmp_path, control_plane):
+    """The site as a job template runs it: AWX's bearer-token credential in the environment, survey answers as
+    strings with blank fields, verbosity 3. It must apply (not only render), say why, rerun changed=0 without
+    writing, and never show the token."""
+    ca = control_plane.workdir / "certs" / "apiserver.crt"
+    envvars = {"K8S_AUTH_HOST": control_plane.server, "K8S_AUTH_API_KEY": control_plane.admin_token,
+               "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": str(ca),
+               "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".cache" / "collections"), "ANSIBLE_NOCOLOR": "1"}
+    survey = {"site_action": "", "site_kubeconfig": "", "site_render_dir": "", "site_platform_version": "1.34",
+              "site_overcommit_percent": "150", "site_sriov_num_vfs": "8", "site_swap_encrypt": "false",
+              "ansible_python_interpreter": sys.executable}
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    runs = []
+    for attempt in ("first", "second"):
+        events: list[dict] = []
+        mark = control_plane.audit_offset()
+        data = tmp_path / attempt
+        data.mkdir()
+        run = ansible_runner.run(private_data_dir=str(data), project_dir=str(ROOT / "playbooks"), playbook="site.yml",
+                                 inventory=[str(inventory), "localhost,"], limit="localhost", envvars=envvars,
+                                 extravars=survey, verbosity=3, quiet=True,
+                                 event_handler=lambda e, sink=events: sink.append(e) or True)
+        stored = "".join(path.read_text(errors="replace") for path in (data / "artifacts").rglob("*")
+                         if path.is_file() and path.name != "command")
+        assert run.status == "successful", stored[-6000:]
+        shown = json.dumps(events) + stored
+        assert control_plane.admin_token not in shown
+        assert "apply mode (standalone): " in shown
+        assert "a credential is set: K8S_AUTH_HOST and K8S_AUTH_API_KEY" in shown
+        assert "render mode" not in shown.replace("render mode (", "")
+        runs.append((events, server_writes(control_plane, mark)))
+    second_events, second_writes = runs[1]
+    assert _stats_changed(second_events) == 0
+    assert second_writes == []

@@ -468,7 +468,9 @@ def _converges(plane, objects: list[dict[str, t.Any]], apply_set: str) -> None:
 
 
 def test_a_frozen_api_server_fails_the_call_within_its_limits_and_says_what_was_written(control_plane, namespace):
-    objects = _config_maps(namespace, 300)
+    # Enough objects that the apply is still running when the freeze lands, even on a loaded machine (300 were once
+    # all written between the first kubectl poll and the SIGSTOP).
+    objects = _config_maps(namespace, 1000)
     thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace, retries=1,
                                                    request_timeout=2, timeout=20))
     _wait_for_some_written(control_plane, namespace)

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -17,12 +18,13 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTIONS = ROOT / ".cache" / "collections"
 
 
-def run_playbook(playbook: pathlib.Path, *extra: str) -> subprocess.CompletedProcess:
+def run_playbook(playbook: pathlib.Path, *extra: str, cwd: pathlib.Path | None = None,
+                 env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
-               ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
+               ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
     command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
                "-e", f"ansible_python_interpreter={sys.executable}", str(playbook), *extra]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
 
 
 def test_render_playbook_writes_one_file_per_object(tmp_path):
@@ -96,12 +98,44 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     assert f"render mode: {len(names)} manifests written to {tmp_path}" in result.stdout
     assert "worker3: 65536 MiB" in result.stdout  # 128Gi at 150 %
     assert "infra1" not in result.stdout.split("PLAY RECAP")[1]  # no host is contacted in render mode
-    # Stable names: a rerun rewrites nothing and removes manifests of objects no longer desired.
-    (tmp_path / "configmap-cluster-stale.yaml").write_text("{}\n")
+    # A rerun writes nothing; a file someone else put in the directory is never touched.
+    foreign = tmp_path / "configmap-cluster-mine.yaml"
+    foreign.write_text("# kept by its owner\n")
     again = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}")
-    assert again.returncode == 0, again.stdout
-    assert sorted(p.name for p in tmp_path.glob("*.yaml")) == names
-    assert "changed=1" in again.stdout  # only the stale file's removal
+    assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
+    # hco mode renders the HyperConverged instead of the operands: only files this collection wrote are removed.
+    hco = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",
+                       "-e", "site_mode=hco")
+    assert hco.returncode == 0, hco.stdout
+    after = sorted(p.name for p in tmp_path.glob("*.yaml"))
+    assert "kubevirt-kubevirt-hyperconverged-kubevirt-kubevirt-hyperconverged.yaml" not in after
+    assert "hyperconverged-kubevirt-hyperconverged-kubevirt-hyperconverged.yaml" in after
+    assert "nodenetworkconfigurationpolicy-cluster-br1-policy.yaml" in after
+    assert foreign.read_text() == "# kept by its owner\n"
+    index = json.loads((tmp_path / ".virtinfra-rendered.json").read_text())
+    assert sorted(index["files"]) == sorted(set(after) - {foreign.name})
+
+
+def test_render_mode_never_overwrites_a_file_it_did_not_write(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    taken = tmp_path / "namespace-cluster-kubevirt-hyperconverged.yaml"
+    taken.write_text("# a hand-made namespace\n")
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}")
+    assert result.returncode != 0
+    assert "was not written by this collection" in result.stdout and str(taken) in result.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == [taken.name]  # nothing written, no index
+    assert taken.read_text() == "# a hand-made namespace\n"
+
+
+def test_render_mode_defaults_to_rendered_in_the_working_directory(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    env_cwd = tmp_path / "job"
+    env_cwd.mkdir()
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", "site_render_dir=",
+                          cwd=env_cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert f"manifests written to {env_cwd / 'rendered'}" in result.stdout
+    assert len(list((env_cwd / "rendered").glob("*.yaml"))) > 10
 
 
 def test_vm_validate_and_node_prereqs_report_paths_through_ansible(tmp_path):

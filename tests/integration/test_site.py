@@ -20,7 +20,8 @@ def site(control_plane, *extra):
 
 
 def summary(stdout: str) -> str:
-    match = re.search(r'"(apply mode \([a-z]+\): \d+ prerequisite and \d+ KubeVirt object\(s\) changed)"', stdout)
+    match = re.search(r'"(apply mode \([a-z]+\): \d+ prerequisite and \d+ KubeVirt object\(s\) changed) - a credential'
+                      r' is set: site_kubeconfig"', stdout)
     assert match, stdout
     return match.group(1)
 

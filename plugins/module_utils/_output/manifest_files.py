@@ -1,0 +1,149 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Render mode's output directory: one YAML file per object, and an index of the files this collection wrote.
+
+Only files named in the index are ever replaced or removed; a file someone else put there is left alone, and a
+desired file whose name is taken by such a file is refused before anything is written. PRIVATE; no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import pathlib
+import tempfile
+import typing as t
+
+import yaml
+
+INDEX_NAME = ".virtinfra-rendered.json"
+INDEX_OWNER = "virtinfra.hyperconverged"
+
+
+class _Dumper(yaml.SafeDumper):
+    """Block style with list items indented under their key (the layout kubectl and to_nice_yaml produce)."""
+
+    def increase_indent(self, flow: bool = False, indentless: bool = False) -> None:
+        super().increase_indent(flow, False)
+
+
+def _multiline_as_block(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style = "|" if "\n" in value and not value.startswith(" ") else None
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _multiline_as_block)
+
+
+def to_yaml(obj: t.Any) -> str:
+    """The one serialisation of an object: stable key order, so the bytes depend on nothing but the object."""
+    return yaml.dump(obj, Dumper=_Dumper, indent=2, sort_keys=True, default_flow_style=False, allow_unicode=True,
+                     width=120)
+
+
+def file_name(obj: t.Mapping[str, t.Any]) -> str:
+    """kind-namespace-name.yaml, with "cluster" for cluster-scoped objects."""
+    metadata = obj.get("metadata") or {}
+    return f"{str(obj.get('kind', '')).lower()}-{metadata.get('namespace') or 'cluster'}-{metadata.get('name')}.yaml"
+
+
+@dataclasses.dataclass
+class Plan:
+    directory: pathlib.Path
+    contents: dict[str, str]
+    write: list[str]
+    unchanged: list[str]
+    remove: list[str]
+    errors: list[str]
+    index_changed: bool
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.write or self.remove or self.index_changed)
+
+
+def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
+    path = directory / INDEX_NAME
+    if not path.exists():
+        return set(), []
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        files = data["files"]
+        if data.get("written_by") != INDEX_OWNER or not all(isinstance(f, str) for f in files):
+            raise ValueError("not an index written by this collection")
+    except (ValueError, KeyError, TypeError) as exc:
+        return set(), [f"{path}: unreadable index ({exc}); move it away or choose another directory"]
+    # A name with a separator would reach outside the directory: never trust one.
+    return {f for f in files if f == os.path.basename(f) and f.endswith(".yaml")}, []
+
+
+def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t.Any]], prune: bool = True) -> Plan:
+    """What a write would do, and every reason to refuse it. Reads only."""
+    root = pathlib.Path(directory)
+    errors: list[str] = []
+    contents: dict[str, str] = {}
+    first_of: dict[str, str] = {}
+    for position, obj in enumerate(objects):
+        name = file_name(obj)
+        metadata = obj.get("metadata") or {}
+        identity = f"{obj.get('apiVersion')} {obj.get('kind')} {metadata.get('namespace') or ''}/{metadata.get('name')}"
+        if name in contents:
+            errors.append(f"objects[{position}] ({identity}) would be written to {name}, like {first_of[name]}: "
+                          "two objects with the same kind, namespace and name")
+            continue
+        first_of[name] = f"objects[{position}]"
+        contents[name] = to_yaml(obj)
+    if root.exists() and not root.is_dir():
+        errors.append(f"{root} exists and is not a directory")
+        return Plan(root, contents, [], [], [], errors, False)
+    owned, index_errors = _read_index(root) if root.is_dir() else (set(), [])
+    errors += index_errors
+    write: list[str] = []
+    unchanged: list[str] = []
+    for name, text in contents.items():
+        path = root / name
+        if path.is_symlink() or (path.exists() and not path.is_file()):
+            errors.append(f"{path} is not a regular file: not replaced")
+        elif not path.exists():
+            write.append(name)
+        elif path.read_bytes() == text.encode("utf-8"):
+            unchanged.append(name)
+        elif name in owned:
+            write.append(name)
+        else:
+            errors.append(f"{path} exists and was not written by this collection (it is not in {INDEX_NAME}): "
+                          "not overwritten; move it away or choose another directory")
+    remove = sorted(name for name in owned - contents.keys()
+                    if prune and (root / name).is_file() and not (root / name).is_symlink())
+    kept = sorted(owned - contents.keys() - set(remove))  # still ours: stays in the index until removed
+    index_changed = sorted(owned) != sorted([*contents, *kept])
+    return Plan(root, contents, sorted(write), sorted(unchanged), remove, errors, index_changed)
+
+
+def _atomic_write(path: pathlib.Path, text: str) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temporary, 0o644)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def apply(written: Plan) -> None:
+    """Carry out a plan without errors: the files, then the removals, then the index."""
+    if written.errors:
+        raise ValueError("refusing to write: " + "; ".join(written.errors))
+    written.directory.mkdir(parents=True, exist_ok=True)
+    for name in written.write:
+        _atomic_write(written.directory / name, written.contents[name])
+    for name in written.remove:
+        (written.directory / name).unlink()
+    owned, _ = _read_index(written.directory)
+    files = sorted({*written.contents, *(owned - written.contents.keys() - set(written.remove))})
+    _atomic_write(written.directory / INDEX_NAME,
+                  json.dumps({"written_by": INDEX_OWNER, "files": files}, indent=2) + "\n")
