@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._output import manifest_files
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _manifest_files as manifest_files
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 

@@ -17,10 +17,12 @@ class ControllerAction(ActionBase):
     _requires_connection = False
     _supports_check_mode = True
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {}
+    _task_vars: dict[str, t.Any] | None = None
 
     def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result = super().run(tmp, task_vars)
         del tmp
+        self._task_vars = task_vars
         _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)
         result.update(changed=False)
         result.update(self.compute(args))

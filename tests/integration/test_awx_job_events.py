@@ -83,10 +83,12 @@ def _stats_changed(events: list[dict]) -> int:
     return sum((stats.get("changed") or {}).values())
 
 
-def test_an_awx_kubernetes_credential_switches_the_site_to_apply_mode(tmp_path, control_plane):
+def test_an_awx_kubernetes_credential_switches_the_site_to_apply_mode(tmp_path, empty_control_plane):
     """The site as a job template runs it: AWX's bearer-token credential in the environment, survey answers as
     strings with blank fields, verbosity 3. It must apply (not only render), say why, rerun changed=0 without
-    writing, and never show the token."""
+    writing, and never show the token. Its own API server: test_site.py expects the site's first apply to find
+    nothing there."""
+    control_plane = empty_control_plane
     ca = control_plane.workdir / "certs" / "apiserver.crt"
     envvars = {"K8S_AUTH_HOST": control_plane.server, "K8S_AUTH_API_KEY": control_plane.admin_token,
                "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": str(ca),

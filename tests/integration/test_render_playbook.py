@@ -138,6 +138,40 @@ def test_render_mode_defaults_to_rendered_in_the_working_directory(tmp_path):
     assert len(list((env_cwd / "rendered").glob("*.yaml"))) > 10
 
 
+def test_site_refuses_bad_settings_by_name_and_writes_nothing(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    out = tmp_path / "out"
+    # As an AWX survey sends them: every answer a string; a typo in a name; YAML's 1.20 read as a number.
+    answers = {"site_render_dir": str(out), "site_overcommit_percent": "lots", "site_overcomit_percent": "200",
+               "site_release": 1.2, "site_vm_vlans": "100-5000", "site_swap_activate": "perhaps",
+               "site_action": "rendr"}
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", json.dumps(answers))
+    assert result.returncode != 0
+    report = json.loads(result.stdout[result.stdout.index("{", result.stdout.index("fatal: [localhost]")):]
+                        .split("\n", 1)[0])
+    named = sorted(error.split(":", 1)[0] for error in report["errors"])
+    assert named == sorted(set(answers) - {"site_render_dir"})  # one error per mistake, each named
+    assert "did you mean site_overcommit_percent?" in result.stdout and "quote it" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    assert not out.exists()
+
+
+def test_site_blank_survey_answers_mean_defaults(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    blanks = {"site_render_dir": str(tmp_path), "site_sriov_nic": "", "site_vm_bridge_nic": " ", "site_vm_networks": "",
+              "site_overcommit_percent": "", "site_preset": "", "site_mode": "", "site_action": ""}
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", json.dumps(blanks))
+    assert result.returncode == 0, result.stdout + result.stderr
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in tmp_path.glob("*.yaml")}
+    assert not kinds & {"SriovNetworkNodePolicy", "SriovNetwork", "NodeNetworkConfigurationPolicy"}
+    assert "networkattachmentdefinition-kubevirt-hyperconverged-migration-net.yaml" in [
+        p.name for p in tmp_path.glob("*.yaml")]  # the migration NIC is still set in the inventory
+    kubevirt = yaml.safe_load((tmp_path / "kubevirt-kubevirt-hyperconverged-kubevirt-kubevirt-hyperconverged.yaml")
+                              .read_text())
+    assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 100  # HCO's default
+    assert "render mode:" in result.stdout and "no credential is set" in result.stdout
+
+
 def test_vm_validate_and_node_prereqs_report_paths_through_ansible(tmp_path):
     playbook = tmp_path / "checks.yml"
     playbook.write_text(textwrap.dedent("""\

@@ -8,6 +8,8 @@
                                                # then ansible-test units under each version
     python tests/matrix/run.py --units ends    # ansible-test units under the oldest and newest only (the suite)
     python tests/matrix/run.py --units none    # the renders only
+    python tests/matrix/run.py --sanity newest # and ansible-test sanity under the newest (what Galaxy and
+                                               # Automation Hub certification run)
 
 The unit tests exercise the pure-Python core (no Ansible imports) and the filters; the versions in between add
 ~30 s each and nothing the oldest and newest do not, so the test command runs them at the ends only.
@@ -213,10 +215,19 @@ def units(venv: pathlib.Path, copy: pathlib.Path) -> subprocess.CompletedProcess
                           timeout=1800)
 
 
+def sanity(venv: pathlib.Path) -> subprocess.CompletedProcess:
+    """scripts/ansible-test sanity (its own copy of the tree, pip stand-in and home) with this venv's ansible-test."""
+    env = dict(os.environ, ANSIBLE_TEST_VENV=str(venv))
+    return subprocess.run([str(ROOT / "scripts" / "ansible-test"), "sanity"], env=env, capture_output=True,
+                          text=True, check=False, timeout=3600)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--units", choices=["all", "ends", "none"], default="all",
                         help="ansible-test units under every version, the oldest and newest, or none")
+    parser.add_argument("--sanity", choices=["newest", "none"], default="none",
+                        help="ansible-test sanity under the newest version")
     args = parser.parse_args()
     ci = os.environ.get("CI") == "true"
     rows = releases()
@@ -277,6 +288,19 @@ def main() -> int:
             if result.returncode != 0:
                 failures.append(f"ansible-core {release.version}: ansible-test units failed\n"
                                 + (result.stdout + result.stderr)[-4000:])
+
+    if args.sanity == "newest" and rows[-1].version in venvs:
+        start = time.monotonic()
+        result = sanity(venvs[rows[-1].version])
+        ran = len(re.findall(r"^Running sanity test", result.stdout + result.stderr, re.MULTILINE))
+        table.append(f"{rows[-1].version:<9} {'':<11} sanity {time.monotonic() - start:5.1f}s "
+                     f"{'ok' if result.returncode == 0 else 'FAILED'}: {ran} sanity tests ran")
+        if result.returncode != 0:
+            failures.append(f"ansible-core {rows[-1].version}: ansible-test sanity failed\n"
+                            + "\n".join(line for line in (result.stdout + result.stderr).splitlines()
+                                        if line.startswith(("ERROR", "FATAL", "Running sanity")))[-6000:])
+    elif args.sanity == "newest":
+        failures.append(f"ansible-test sanity: ansible-core {rows[-1].version} is not available here")
 
     print("\n".join(table))
     for failure in failures:

@@ -4,7 +4,7 @@
 """Render mode's output directory: one YAML file per object, and an index of the files this collection wrote.
 
 Only files named in the index are ever replaced or removed; a file someone else put there is left alone, and a
-desired file whose name is taken by such a file is refused before anything is written. PRIVATE; no Ansible imports.
+desired file whose name is taken by such a file is refused before anything is written. PRIVATE; controller side (PyYAML), no Ansible imports.
 """
 
 from __future__ import annotations
@@ -143,7 +143,7 @@ def apply(written: Plan) -> None:
         _atomic_write(written.directory / name, written.contents[name])
     for name in written.remove:
         (written.directory / name).unlink()
-    owned, _ = _read_index(written.directory)
+    owned = _read_index(written.directory)[0]
     files = sorted({*written.contents, *(owned - written.contents.keys() - set(written.remove))})
     _atomic_write(written.directory / INDEX_NAME,
                   json.dumps({"written_by": INDEX_OWNER, "files": files}, indent=2) + "\n")

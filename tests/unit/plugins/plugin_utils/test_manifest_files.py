@@ -8,7 +8,7 @@ import json
 import pytest
 import yaml
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._output import manifest_files
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _manifest_files as manifest_files
 
 
 def cm(name: str, namespace: str | None = "apps", data: dict | None = None) -> dict:

@@ -1,0 +1,87 @@
+#!/usr/bin/python
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: site_settings
+short_description: Validate the site playbook's site_* settings and decide render or apply mode
+version_added: 0.1.0
+author:
+  - virtinfra.hyperconverged contributors (@virtinfra)
+description:
+  - Runs on the controller, as the first step of the site playbook. Reads every variable whose name starts with
+    C(site_) (inventory, group_vars, extra vars, AWX survey answers), checks each against the settings table
+    (type, choices, range) and reports every problem at once, each with the variable's name; an unknown C(site_)
+    name is refused with a "did you mean" suggestion. Nothing is contacted or written.
+  - Survey answers arrive as strings; they are converted to the setting's type (C("150") to 150, C("true") to
+    true, YAML or JSON text to a list or mapping, C("100-200, 300") to VLAN ranges). An empty answer means the
+    setting's default.
+  - C(site_hyperconverged_spec) is the HyperConverged spec; the flat settings merge into it, and a flat setting
+    that contradicts it is an error naming both.
+  - Chooses the mode from C(site_action) and the credentials at hand (C(site_kubeconfig), or the environment
+    variables an AWX Kubernetes credential injects, C(K8S_AUTH_KUBECONFIG) or C(K8S_AUTH_HOST) with
+    C(K8S_AUTH_API_KEY)), and says why.
+  - Sets the fact C(site_config) with every setting (names without the C(site_) prefix), the mode and the composed
+    HyperConverged and node-prerequisites spec.
+  - The table of settings, with defaults, is in the collection's site settings guide; the AWX survey in
+    C(extensions/awx/site_survey.json) is generated from the same table.
+attributes:
+  check_mode:
+    support: full
+    description: Reads variables only.
+  diff_mode:
+    support: none
+    description: Changes nothing.
+  action:
+    support: full
+    description: Runs on the controller.
+  async:
+    support: none
+    description: Returns at once.
+  platform:
+    support: full
+    platforms: all
+    description: Needs no connection.
+  idempotent:
+    support: full
+    description: Reads variables and the environment only.
+options:
+  nodes:
+    description: The inventory's nodes (C(name), C(memory), C(labels)), passed into the node-prerequisites spec.
+    type: list
+    elements: dict
+    default: []
+"""
+
+EXAMPLES = r"""
+- name: Validate the site settings and choose the mode
+  virtinfra.hyperconverged.site_settings:
+    nodes: "{{ site_nodes }}"
+
+- name: Say which mode runs
+  ansible.builtin.debug:
+    msg: "{{ 'apply' if site_config.apply else 'render' }} mode - {{ site_config.mode_reason }}"
+"""
+
+RETURN = r"""
+apply:
+  description: Whether the site applies to a cluster (otherwise it renders).
+  returned: success
+  type: bool
+mode_reason:
+  description: Why that mode, e.g. C(a credential is set - K8S_AUTH_HOST and K8S_AUTH_API_KEY).
+  returned: success
+  type: str
+errors:
+  description: Every problem found, each starting with the variable's name.
+  returned: failure
+  type: list
+  elements: str
+ansible_facts:
+  description: C(site_config), the validated settings, the mode and the composed inputs of the plan.
+  returned: success
+  type: dict
+"""

@@ -1,0 +1,168 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_settings as site_settings
+
+ROOT = pathlib.Path(__file__).resolve().parents[4]
+SURVEY = json.loads((ROOT / "extensions" / "awx" / "site_survey.json").read_text())
+MINIMAL = {"site_platform_version": "1.33"}
+
+
+def check(**provided):
+    return site_settings.normalize({**MINIMAL, **provided})
+
+
+def test_the_committed_survey_and_guide_are_what_the_table_generates():
+    assert site_settings.survey() == SURVEY, "run scripts/generate-site-settings"
+    guide = (ROOT / "docs" / "docsite" / "rst" / "guide_site_settings.rst").read_text()
+    assert guide == site_settings.settings_rst(), "run scripts/generate-site-settings"
+
+
+def test_the_survey_asks_for_every_setting_but_credentials():
+    asked = {q["variable"] for q in SURVEY["spec"]}
+    assert "site_overcommit_percent" in asked and "site_vm_vlans" in asked
+    assert not asked & {"site_kubeconfig", "site_admin_kubeconfig", "site_hyperconverged_spec"}
+
+
+def valid_answers(question: dict) -> list[str]:
+    """Every kind of answer AWX can send for this question, as the text it sends."""
+    kind = question["type"]
+    if kind == "integer":
+        return [str(question["min"]), str(question["max"]), str(question["default"])]
+    if kind == "multiplechoice":
+        return list(question["choices"])
+    if kind == "textarea":
+        empty = "{}" if site_settings.BY_NAME[question["variable"]].kind == "dict" else "[]"
+        return [question["default"], empty, {"site_vm_vlans": "100-200, 300", "site_node_networks": "[10.0.0.0/16]",
+                                              "site_vm_networks": "[{name: n, namespace: vms, vlan: 100}]",
+                                              "site_hpp_pools": "- {name: local, path: /var/hpvolumes}",
+                                              }.get(question["variable"], question["default"])]
+    samples = {"site_platform_version": "4.19", "site_migration_range": "10.200.5.0/24", "site_sriov_vendor": "15b3",
+               "site_swap_file": "/var/swap/kubevirt"}
+    return [samples.get(question["variable"], question["default"] or "eno2")]
+
+
+WRONG = {"integer": ["eight", "1.5"], "multiplechoice": ["no-such-choice"], "textarea": ["{unclosed", "[1, 2"]}
+WRONG_TEXT = {"site_platform_version": "latest", "site_hco_namespace": "Kube_Virt", "site_swap_file": "relative/swap",
+              "site_migration_range": "10.200.5.0/33", "site_sriov_vendor": "intel",
+              "site_sriov_network_namespace": "VMs", "site_vm_bridge": "br_1"}
+
+
+@pytest.mark.parametrize("question", SURVEY["spec"], ids=lambda q: q["variable"])
+def test_every_answer_the_survey_allows_is_accepted(question):
+    for answer in valid_answers(question):
+        extra = {"site_migration_range": {"site_migration_nic": "eno3"},
+                 "site_migration_nic": {"site_migration_range": "10.200.5.0/24"}}.get(question["variable"], {})
+        if question["variable"] == "site_vm_networks" and answer not in ("", "[]"):
+            extra["site_vm_bridge_nic"] = "eno2"
+        result = check(**{**extra, question["variable"]: answer})
+        assert result.errors == [], (question["variable"], answer)
+
+
+@pytest.mark.parametrize("question", SURVEY["spec"], ids=lambda q: q["variable"])
+def test_a_wrong_answer_is_refused_with_its_name(question):
+    wrong_text = WRONG_TEXT.get(question["variable"])
+    answers = WRONG.get(question["type"]) or ([wrong_text] if wrong_text else [])
+    if not answers:
+        pytest.skip("free text: every answer is a valid name")
+    for answer in answers:
+        result = check(**{question["variable"]: answer})
+        assert len(result.errors) == 1 and result.errors[0].startswith(question["variable"] + ": "), answer
+
+
+def test_blank_answers_mean_the_default():
+    blanks = {q["variable"]: "" for q in SURVEY["spec"] if not q["required"]}
+    result = check(**blanks)
+    assert result.errors == [] and result.given == {"site_platform_version"}
+    assert result.values["overcommit_percent"] == 100 and result.values["vm_vlans"] == []
+    assert site_settings.normalize({"site_platform_version": " "}).errors == [
+        "site_platform_version: required (Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.)"]
+
+
+@pytest.mark.parametrize(("provided", "name", "phrase"), [
+    ({"site_overcomit_percent": 150}, "site_overcomit_percent", "did you mean site_overcommit_percent?"),
+    ({"site_vm_vlan": [100]}, "site_vm_vlan", "did you mean site_vm_vlans?"),
+    ({"site_sriov_numvfs": 8}, "site_sriov_numvfs", "did you mean site_sriov_num_vfs?"),
+    ({"site_flavour": "x"}, "site_flavour", "not a site setting"),
+    ({"site_release": 1.2}, "site_release", "quote it (e.g. '1.20')"),
+    ({"site_platform_version": 1.3}, "site_platform_version", "quote it"),
+    ({"site_release": "1.21"}, "site_release", "must be one of '1.20', '1.14'"),
+    ({"site_mode": "standalon"}, "site_mode", "must be one of"),
+    ({"site_action": "deploy"}, "site_action", "must be one of"),
+    ({"site_overcommit_percent": 5}, "site_overcommit_percent", "between 10 and 1000"),
+    ({"site_overcommit_percent": True}, "site_overcommit_percent", "whole number"),
+    ({"site_overcommit_percent": "150%"}, "site_overcommit_percent", "whole number"),
+    ({"site_sriov_num_vfs": 0}, "site_sriov_num_vfs", "between 1 and 256"),
+    ({"site_swap_activate": "maybe"}, "site_swap_activate", "true or false"),
+    ({"site_swap_encrypt": 2}, "site_swap_encrypt", "true or false"),
+    ({"site_vm_vlans": "100-"}, "site_vm_vlans", "not a VLAN ID"),
+    ({"site_vm_vlans": [{"min": 300, "max": 200}]}, "site_vm_vlans", "min <= max"),
+    ({"site_vm_vlans": [{"min": 1, "maxx": 2}]}, "site_vm_vlans", "not a VLAN ID"),
+    ({"site_vm_vlans": {"min": 1}}, "site_vm_vlans", "must be a list"),
+    ({"site_vm_networks": "name: x"}, "site_vm_networks", "must be a list"),
+    ({"site_vm_networks": ["vlan100-net"], "site_vm_bridge_nic": "eno2"}, "site_vm_networks", "must be a mapping"),
+    ({"site_hpp_pools": "{name: local"}, "site_hpp_pools", "not valid YAML (line 1"),
+    ({"site_node_networks": ["10.0.0.0/8", "lan"]}, "site_node_networks", "not: lan"),
+    ({"site_workload_node_selector": {"gpu": True}}, "site_workload_node_selector", "quote them"),
+    ({"site_infra_node_selector": ["infra"]}, "site_infra_node_selector", "must be a mapping"),
+    ({"site_hyperconverged_spec": "featureGates"}, "site_hyperconverged_spec", "must be a mapping"),
+    ({"site_sriov_vendor": 8086}, "site_sriov_vendor", None),  # an int reads back as the same digits: accepted
+    ({"site_migration_nic": "eno3"}, "site_migration_range", "required with site_migration_nic"),
+    ({"site_migration_range": "10.9.0.0/24"}, "site_migration_range", "without site_migration_nic"),
+    ({"site_vm_networks": [{"name": "n", "vlan": 1}]}, "site_vm_networks", "without site_vm_bridge_nic"),
+    ({"site_overcommit_percent": 150,
+      "site_hyperconverged_spec": {"higherWorkloadDensity": {"memoryOvercommitPercentage": 200}}},
+     "site_overcommit_percent", "contradicts site_hyperconverged_spec.higherWorkloadDensity"),
+    ({"site_migration_nic": "eno3", "site_migration_range": "10.9.0.0/24",
+      "site_hyperconverged_spec": {"liveMigrationConfig": {"network": "mine"}}},
+     "site_migration_nic", "contradicts site_hyperconverged_spec.liveMigrationConfig.network"),
+    ({"site_workload_node_selector": {"a": "b"},
+      "site_hyperconverged_spec": {"workloads": {"nodePlacement": {"nodeSelector": {"c": "d"}}}}},
+     "site_workload_node_selector", "contradicts"),
+])
+def test_mistakes_are_refused_once_each_with_their_name(provided, name, phrase):
+    result = check(**provided)
+    if phrase is None:
+        assert result.errors == []
+        return
+    assert len(result.errors) == 1, result.errors
+    assert result.errors[0].startswith(name + ": ") and phrase in result.errors[0]
+
+
+def test_internal_names_are_not_taken_for_typos():
+    assert check(site_config={}, site_nodes=[], site_prereqs={}).errors == []
+
+
+def test_survey_strings_become_typed_values():
+    result = check(site_overcommit_percent="150", site_swap_activate="False", site_sriov_num_vfs=" 16 ",
+                   site_vm_vlans="100-200, 300", site_platform="OpenShift",
+                   site_hpp_pools='[{"name": "local", "path": "/var/hpvolumes"}]')
+    assert result.errors == []
+    values = result.values
+    assert (values["overcommit_percent"], values["swap_activate"], values["sriov_num_vfs"]) == (150, False, 16)
+    assert values["vm_vlans"] == [{"min": 100, "max": 200}, {"min": 300, "max": 300}]
+    assert values["platform"] == "openshift" and values["hpp_pools"] == [{"name": "local", "path": "/var/hpvolumes"}]
+
+
+def test_the_spec_gives_what_unset_flat_settings_would():
+    result = check(site_hyperconverged_spec={"higherWorkloadDensity": {"memoryOvercommitPercentage": 200},
+                                             "workloads": {"nodePlacement": {"nodeSelector": {"vm": "yes"}}}})
+    hyperconverged, prereqs = site_settings.compose(result, [])
+    assert prereqs["swap"]["overcommit_percent"] == 200
+    assert prereqs["swap"]["node_selector"] == {"vm": "yes"}
+    assert hyperconverged["spec"]["workloads"] == {"nodePlacement": {"nodeSelector": {"vm": "yes"}}}
+    assert "infra" not in hyperconverged["spec"]  # not given anywhere: HCO's default placement
+
+
+def test_empty_nics_leave_their_sections_out():
+    _, prereqs = site_settings.compose(check(site_vm_bridge_nic="", site_sriov_nic=" ", site_migration_nic=""), [])
+    assert set(prereqs) == {"platform", "version", "hco_namespace", "nodes", "hyperconverged", "swap"}
+    _, prereqs = site_settings.compose(check(site_sriov_nic="ens1f0"), [])
+    assert prereqs["sriov"]["policies"][0]["nicSelector"] == {"pfNames": ["ens1f0"]}  # no vendor: any
