@@ -40,10 +40,10 @@ def valid_answers(question: dict) -> list[str]:
         return list(question["choices"])
     if kind == "textarea":
         empty = "{}" if site_settings.BY_NAME[question["variable"]].kind == "dict" else "[]"
-        return [question["default"], empty, {"site_vm_vlans": "100-200, 300", "site_node_networks": "[10.0.0.0/16]",
-                                              "site_vm_networks": "[{name: n, namespace: vms, vlan: 100}]",
-                                              "site_hpp_pools": "- {name: local, path: /var/hpvolumes}",
-                                              }.get(question["variable"], question["default"])]
+        written = {"site_vm_vlans": "100-200, 300", "site_node_networks": "[10.0.0.0/16]",
+                   "site_vm_networks": "[{name: n, namespace: vms, vlan: 100}]",
+                   "site_hpp_pools": "- {name: local, path: /var/hpvolumes}"}
+        return [question["default"], empty, written.get(question["variable"], question["default"])]
     samples = {"site_platform_version": "4.19", "site_migration_range": "10.200.5.0/24", "site_sriov_vendor": "15b3",
                "site_swap_file": "/var/swap/kubevirt"}
     return [samples.get(question["variable"], question["default"] or "eno2")]
@@ -162,7 +162,7 @@ def test_the_spec_gives_what_unset_flat_settings_would():
 
 
 def test_empty_nics_leave_their_sections_out():
-    _, prereqs = site_settings.compose(check(site_vm_bridge_nic="", site_sriov_nic=" ", site_migration_nic=""), [])
+    prereqs = site_settings.compose(check(site_vm_bridge_nic="", site_sriov_nic=" ", site_migration_nic=""), [])[1]
     assert set(prereqs) == {"platform", "version", "hco_namespace", "nodes", "hyperconverged", "swap"}
-    _, prereqs = site_settings.compose(check(site_sriov_nic="ens1f0"), [])
+    prereqs = site_settings.compose(check(site_sriov_nic="ens1f0"), [])[1]
     assert prereqs["sriov"]["policies"][0]["nicSelector"] == {"pfNames": ["ens1f0"]}  # no vendor: any
