@@ -358,8 +358,9 @@ def compose(settings: Settings, nodes: list[dict[str, t.Any]]) -> tuple[dict[str
     spec: dict[str, t.Any] = {
         "platform": values["platform"], "version": values["platform_version"],
         "hco_namespace": values["hco_namespace"], "nodes": nodes, "hyperconverged": hyperconverged,
+        # hco_version: whether HCO deploys wasp-agent itself follows the release whose operands are computed.
         "swap": {"overcommit_percent": values["overcommit_percent"], "node_selector": vm_nodes,
-                 "encrypt": values["swap_encrypt"]},
+                 "encrypt": values["swap_encrypt"], "hco_version": values["release"]},
     }
     networking: dict[str, t.Any] = {}
     if values["vm_bridge_nic"]:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -170,6 +171,24 @@ def test_site_blank_survey_answers_mean_defaults(tmp_path):
                               .read_text())
     assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 100  # HCO's default
     assert "render mode:" in result.stdout and "no credential is set" in result.stdout
+
+
+@pytest.mark.parametrize(("release", "openshift", "namespace"), [
+    ("1.20", "4.19", "kubevirt-hyperconverged"),  # HCO 1.16+ deploys wasp-agent itself, whatever the OpenShift
+    ("1.20", "4.21", "kubevirt-hyperconverged"),
+    ("1.14", "4.20", "wasp"),  # HCO 1.14 does not: the manual procedure's agent, in its own namespace
+])
+def test_standalone_on_openshift_plans_exactly_one_wasp_agent(tmp_path, release, openshift, namespace):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",
+                          "-e", "site_platform=openshift", "-e", f"site_platform_version={openshift}",
+                          "-e", f"site_release={release}", "-e", "site_mode=standalone")
+    assert result.returncode == 0, result.stdout + result.stderr
+    objects = [yaml.safe_load(p.read_text()) for p in tmp_path.glob("*.yaml")]
+    agents = [o["metadata"]["namespace"] for o in objects if o["kind"] == "DaemonSet"
+              and o["metadata"]["name"] == "wasp-agent"]
+    assert agents == [namespace]
+    assert [o["metadata"]["name"] for o in objects if o["kind"] == "SecurityContextConstraints"].count("wasp") == 1
 
 
 def test_vm_validate_and_node_prereqs_report_paths_through_ansible(tmp_path):

@@ -225,8 +225,10 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
         objects.insert(0, kubelet_config())
         problems.warn("KubeletConfigs of one pool are exclusive: merge failSwapOn: false into an existing worker "
                       "KubeletConfig instead of adding a second one")
-    if hco >= (1, 16) and version >= (4, 20):
-        result["mechanism"] = "wasp-agent-hco"  # HCO deploys wasp-agent when memoryOvercommitPercentage > 100
+    if hco >= (1, 16):
+        # HCO deploys wasp-agent itself when memoryOvercommitPercentage > 100 (hco_version defaults to the release
+        # the OpenShift version ships); a second, manual agent would duplicate its DaemonSet and SCC.
+        result["mechanism"] = "wasp-agent-hco"
     else:
         result["mechanism"] = "wasp-agent"
         objects += wasp_objects(spec.get("wasp") or {}, openshift=True, problems=problems)

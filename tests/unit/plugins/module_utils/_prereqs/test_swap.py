@@ -260,3 +260,14 @@ def test_obsolete_eviction_variables_warn():  # WA-05
 ])
 def test_per_container_swap_limit(args, kwargs, expected):
     assert swap.container_swap_limit(*args, **kwargs) == expected
+
+
+def test_an_hco_that_deploys_wasp_agent_gets_no_second_one_whatever_the_openshift_version():
+    for hco_version in ("1.16", "1.20"):
+        result = swap.plan({"platform": "openshift", "version": "4.19", "hco_version": hco_version,
+                            "overcommit_percent": 150, "nodes": [node()]})
+        assert result["mechanism"] == "wasp-agent-hco"
+        assert [o["kind"] for o in result["objects"]] == ["KubeletConfig", "MachineConfig"]
+    manual = swap.plan({"platform": "openshift", "version": "4.20", "hco_version": "1.14", "overcommit_percent": 150,
+                        "nodes": [node()]})
+    assert manual["mechanism"] == "wasp-agent" and "DaemonSet" in [o["kind"] for o in manual["objects"]]
