@@ -158,6 +158,14 @@ class Applier:
             self.applyset = ApplySet(self.options.apply_set,
                                      self.options.apply_set_namespace or self.options.namespace or "default")
         self._resolve(items, errors)
+        if self.options.state == "observed":
+            # Read-only: an object whose kind the server does not serve is reported missing, not an error (the
+            # operator that would create it, or its CRD, is absent; the drift report says so).
+            unserved = {e["index"] for e in errors if e["path"] == "kind"}
+            errors[:] = [e for e in errors if e["index"] not in unserved]
+            for item in items:
+                if item.index in unserved:
+                    item.deferred = "the server does not serve this kind"
         items = _passed(items, errors)
         if errors and self.options.state != "present":
             raise ApplyFailed(_summary("invalid input; nothing was changed", errors), errors)

@@ -77,6 +77,36 @@ def is_control_plane(node: t.Mapping[str, t.Any]) -> bool:
     return any(label in labels for label in CONTROL_PLANE_LABELS)
 
 
+def keeps_workloads_off(node: t.Mapping[str, t.Any]) -> str | None:
+    """The taint that keeps ordinary pods (and so VMs) off a node, from its ``taints`` (as ``kubectl get node``
+    lists them), or None: a compact cluster's control-plane nodes carry none (mastersSchedulable)."""
+    for taint in node.get("taints") or []:
+        if isinstance(taint, dict) and taint.get("effect") in ("NoSchedule", "NoExecute") \
+                and taint.get("key") in CONTROL_PLANE_LABELS:
+            return f"{taint['key']}:{taint['effect']}"
+    return None
+
+
+def control_plane_vm_nodes(problems: Problems, where: str, nodes: t.Sequence[t.Mapping[str, t.Any]],
+                           consequence: str) -> list[str]:
+    """Of the selected nodes, the control-plane ones that run VMs (compact and single-node clusters): allowed, with
+    a warning that names them and what the change does there; a tainted one is an error (VMs cannot run there)."""
+    schedulable = []
+    for node in nodes:
+        if not is_control_plane(node):
+            continue
+        taint = keeps_workloads_off(node)
+        if taint:
+            problems.error(where, f"selects control-plane node {node.get('name')}, which is tainted {taint}: VMs do "
+                                  "not run there; narrow the selector or make the control plane schedulable")
+        else:
+            schedulable.append(str(node.get("name")))
+    if schedulable:
+        problems.warn(f"control-plane node(s) {', '.join(schedulable)} run VMs (schedulable control plane): "
+                      f"{consequence}; the nodes are drained and rebooted one at a time, so keep etcd quorum in mind")
+    return schedulable
+
+
 def version_tuple(text: t.Any, where: str, problems: Problems) -> tuple[int, int]:
     match = re.match(r"^v?(\d+)\.(\d+)", str(text or ""))
     if not match:

@@ -15,7 +15,7 @@ import json
 import re
 import typing as t
 
-from .common import Problems, check_label_map, is_control_plane, path, selector_matches
+from .common import Problems, check_label_map, control_plane_vm_nodes, path, selector_matches
 
 _UPSTREAM_NICS = {
     "8086": ("158a 158b 1572 1563 10c9 1589 1581 15ff 0d58 1583 1592 1593 159b 1599 1591 188a 124d 124c 579c 579d "
@@ -225,10 +225,12 @@ def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], se
     if nodes is None:
         return
     matched = [n for n in nodes if selector and selector_matches(selector, n.get("labels") or {})]
-    for node in matched:
-        if is_control_plane(node) and not spec.get("allow_control_plane"):
-            problems.error(path(where, "nodeSelector"), f"selects control-plane node {node.get('name')}: SR-IOV "
-                                                        "changes drain and reboot nodes; target workers only")
+    # The SR-IOV operator itself has no control-plane rule: a schedulable control plane (compact, single node) runs
+    # VMs and gets VFs, with a warning; allow_control_plane: true says the drain/reboot there is known and expected.
+    if not spec.get("allow_control_plane"):
+        control_plane_vm_nodes(problems, path(where, "nodeSelector"), matched,
+                               "the SR-IOV config daemon drains and reboots them to create the VFs (and to enable "
+                               "the IOMMU)")
     if not matched:
         problems.error(path(where, "nodeSelector"), "no matched node is selected by the nodeSelector")
         return

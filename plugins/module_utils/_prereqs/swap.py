@@ -13,7 +13,15 @@ import typing as t
 from decimal import Decimal
 
 from .._hco.golang import quantity_value
-from .common import Problems, check_label_map, is_control_plane, path, selector_matches, version_tuple
+from .common import (
+    Problems,
+    check_label_map,
+    control_plane_vm_nodes,
+    is_control_plane,
+    path,
+    selector_matches,
+    version_tuple,
+)
 
 MIB = Decimal(1024 * 1024)
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
@@ -68,6 +76,13 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     version = version_tuple(spec.get("version"), "version", problems)
     selector = check_label_map(problems, "node_selector", spec.get("node_selector", WORKER_SELECTOR))
     swap_nodes = _size_nodes(spec, selector, overcommit, problems)
+    selected = [n for n in spec.get("nodes") or []
+                if isinstance(n, dict) and n.get("name") and selector_matches(selector, n.get("labels") or {})]
+    if overcommit > 100:
+        control_plane_vm_nodes(problems, "node_selector", selected,
+                               "swap there is provisioned by a MachineConfig for the master pool, which reboots them"
+                               if platform == "openshift" else
+                               "the swap role adds a swap file there and restarts their kubelet")
     result: dict[str, t.Any] = {"mechanism": "none", "overcommit_percent": overcommit, "nodes": swap_nodes,
                                 "swap_mib": max((n["swap_mib"] for n in swap_nodes), default=0),
                                 "kubelet_config": {}, "objects": [], "hyperconverged": {}, "warnings": []}
@@ -84,6 +99,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     result["encrypt"] = _encrypt(spec, platform, problems)
     if overcommit > 100 and not problems.errors:
         if platform == "openshift":
+            result["pools"] = _pools(spec, selected, problems)
             _openshift(spec, version, mechanism, result, problems)
         else:
             _kubernetes(spec, version, mechanism, swap_nodes, result, problems)
@@ -103,9 +119,6 @@ def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommi
             continue
         if not selector_matches(selector, node.get("labels") or {}):
             continue
-        if is_control_plane(node) and overcommit > 100:
-            problems.error(where, f"node {node['name']} is a control-plane node: swap is not provisioned on the "
-                                  "control plane (OpenShift masters keep failSwapOn: true); narrow node_selector")
         try:
             size = swap_mib(node.get("memory"), overcommit)
         except (ValueError, ArithmeticError):
@@ -211,7 +224,8 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
             return
         result["activation"] = dict(AUTOPILOT_ACTIVATION[device])
         if device == "file":
-            result["objects"] = [swap_machine_config(size, AUTOPILOT_SWAP_FILE, ignition, activate=False)]
+            result["objects"] = [swap_machine_config(size, AUTOPILOT_SWAP_FILE, ignition, activate=False, pool=pool)
+                                 for pool in result["pools"]]
         else:
             # A partition is laid out when the node is installed; the MCO cannot repartition a running node.
             problems.warn("swap_device partition: every selected node needs a GPT partition labelled OCPSWAP "
@@ -219,12 +233,18 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
         result["hyperconverged"].setdefault("metadata", {})["annotations"] = {AUTOPILOT_ANNOTATION: "swap-enable"}
         return
     swap_file = spec.get("swap_file", "/var/tmp/swapfile")
-    objects = [swap_machine_config(size, swap_file, ignition, activate=True)]
-    if version <= (4, 20):
-        # From 4.21 the MCO refuses failSwapOn/swapBehavior in a KubeletConfig; workers default to failSwapOn: false.
-        objects.insert(0, kubelet_config())
-        problems.warn("KubeletConfigs of one pool are exclusive: merge failSwapOn: false into an existing worker "
-                      "KubeletConfig instead of adding a second one")
+    objects: list[dict[str, t.Any]] = []
+    for pool in result["pools"]:
+        if version <= (4, 20):
+            # From 4.21 the MCO refuses failSwapOn/swapBehavior in a KubeletConfig; workers default to failSwapOn:
+            # false.
+            objects.append(kubelet_config(pool))
+            problems.warn(f"KubeletConfigs of one pool are exclusive: merge failSwapOn: false into an existing {pool} "
+                          "KubeletConfig instead of adding a second one")
+        elif pool == "master":
+            problems.warn("OpenShift 4.21+ takes no failSwapOn in a KubeletConfig: check that the master pool's "
+                          "kubelet runs with failSwapOn: false before VMs swap on the control plane")
+        objects.append(swap_machine_config(size, swap_file, ignition, activate=True, pool=pool))
     if hco >= (1, 16):
         # HCO deploys wasp-agent itself when memoryOvercommitPercentage > 100 (hco_version defaults to the release
         # the OpenShift version ships); a second, manual agent would duplicate its DaemonSet and SCC.
@@ -236,17 +256,31 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
     result["objects"] = objects
 
 
-def kubelet_config() -> dict[str, t.Any]:
+def _pools(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mapping[str, t.Any]], problems: Problems) -> list[str]:
+    """The MachineConfigPools the VM nodes are in: master for control-plane nodes (a compact or single-node cluster,
+    whose worker pool is empty), worker for the others. A MachineConfig reaches every node of its pool."""
+    pools = sorted({"master" if is_control_plane(n) else "worker" for n in selected}) or ["worker"]
+    if "worker" in pools:
+        others = [str(n.get("name")) for n in spec.get("nodes") or [] if isinstance(n, dict) and n not in selected
+                  and not is_control_plane(n) and "node-role.kubernetes.io/worker" in (n.get("labels") or {})]
+        if others:
+            problems.warn(f"the worker pool's MachineConfig reaches every worker: {', '.join(others)} get swap too "
+                          "although node_selector leaves them out; put the VM nodes in a custom MachineConfigPool")
+    return pools
+
+
+def kubelet_config(pool: str = "worker") -> dict[str, t.Any]:
     return {
         "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
-        "metadata": {"name": "worker-swap"},
+        "metadata": {"name": f"{pool}-swap"},
         "spec": {"machineConfigPoolSelector": {"matchLabels": {
-            "pools.operator.machineconfiguration.openshift.io/worker": ""}},
+            f"pools.operator.machineconfiguration.openshift.io/{pool}": ""}},
             "kubeletConfig": {"failSwapOn": False}},
     }
 
 
-def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activate: bool) -> dict[str, t.Any]:
+def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activate: bool,
+                        pool: str = "worker") -> dict[str, t.Any]:
     """Provisioning and activation as separate units, so swap is back on after every reboot."""
     provision = (
         f"[Unit]\nDescription=Provision the swap file\nConditionPathExists=!{swap_file}\n"
@@ -266,7 +300,7 @@ def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activat
                                                            "[Slice]\nMemorySwapMax=0\n"}]})
     return {
         "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
-        "metadata": {"name": "90-worker-swap", "labels": {"machineconfiguration.openshift.io/role": "worker"}},
+        "metadata": {"name": f"90-{pool}-swap", "labels": {"machineconfiguration.openshift.io/role": pool}},
         "spec": {"config": {"ignition": {"version": ignition}, "systemd": {"units": units}}},
     }
 

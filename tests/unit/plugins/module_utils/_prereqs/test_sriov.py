@@ -151,9 +151,21 @@ def test_resource_name_syntax_per_flavour(name, upstream_ok, openshift_ok):
             assert any(p == "policies[0].resourceName" for p, _msg in errors_of(value))
 
 
-def test_control_plane_nodes_are_refused():  # SR-30
-    problems = errors_of(spec(policy(nodeSelector={"node-role.kubernetes.io/master": ""})))
-    assert any("control-plane node cp1" in m for _path, m in problems)
+def test_a_schedulable_control_plane_gets_vfs_with_a_warning_and_a_tainted_one_is_refused():  # SR-30
+    # Compact clusters: the masters run VMs. The SR-IOV operator has no control-plane rule; the drain is the news.
+    compact = [{"name": "cp1", "labels": {"node-role.kubernetes.io/master": "", **WORKER}}]
+    compact_states = {"cp1": STATES["w1"]}
+    result = sriov.plan({**spec(policy()), "nodes": compact, "node_states": compact_states})
+    assert any("cp1 run VMs" in w and "drains and reboots" in w for w in result["warnings"])
+    assert result["objects"]
+    tainted = [{**compact[0], "taints": [{"key": "node-role.kubernetes.io/master", "effect": "NoSchedule"}]}]
+    problems = errors_of({**spec(policy()), "nodes": tainted, "node_states": compact_states})
+    message = ("selects control-plane node cp1, which is tainted node-role.kubernetes.io/master:NoSchedule: VMs do "
+               "not run there; narrow the selector or make the control plane schedulable")
+    assert problems == [("policies[0].nodeSelector", message)]
+    known = sriov.plan({**spec(policy()), "nodes": compact, "node_states": compact_states,
+                        "allow_control_plane": True})
+    assert not any("run VMs" in w for w in known["warnings"])
 
 
 def test_network_rules_and_generated_nad():  # SR-34, SR-36

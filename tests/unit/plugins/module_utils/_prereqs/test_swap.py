@@ -78,14 +78,52 @@ def test_vanilla_refusals():
     assert any(p == "nodes[0].runtime" and "CRI-O" in m for p, m in problems)
 
 
-def test_control_plane_nodes_and_short_disks_are_refused_together():  # SU-06 + disk check
-    nodes = [node("cp1", labels={"node-role.kubernetes.io/control-plane": "", **WORKER}),
+def test_a_tainted_control_plane_and_short_disks_are_refused_together():  # SU-06 + disk check
+    taint = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+    nodes = [node("cp1", labels={"node-role.kubernetes.io/control-plane": "", **WORKER}, taints=[taint]),
              node("w2", memory="64Gi", disk_free="20Gi")]
-    nodes[0]["labels"] = {"node-role.kubernetes.io/control-plane": "", **WORKER}
     problems = errors_of({"version": "1.31", "overcommit_percent": 150, "nodes": nodes})
     paths = {p for p, _msg in problems}
-    assert paths == {"nodes[0]", "nodes[1].disk_free"}
+    assert paths == {"node_selector", "nodes[1].disk_free"}
     assert ("nodes[1].disk_free", "node w2 needs 32768 MiB of swap but reports only 20480 MiB free") in problems
+    assert any(p == "node_selector" and "cp1, which is tainted" in m for p, m in problems)
+
+
+COMPACT = [node(f"cp{n}", labels={"node-role.kubernetes.io/master": "", "node-role.kubernetes.io/control-plane": "",
+                                  **WORKER}) for n in (1, 2, 3)]
+
+
+def test_compact_openshift_gets_swap_on_the_master_pool_with_a_warning():
+    result = swap.plan({"platform": "openshift", "version": "4.19", "hco_version": "1.14", "overcommit_percent": 150,
+                        "nodes": COMPACT})
+    configs = [o for o in result["objects"] if o["kind"] in ("MachineConfig", "KubeletConfig")]
+    assert [(o["kind"], o["metadata"]["name"]) for o in configs] == [("KubeletConfig", "master-swap"),
+                                                                     ("MachineConfig", "90-master-swap")]
+    assert configs[1]["metadata"]["labels"] == {"machineconfiguration.openshift.io/role": "master"}
+    assert configs[0]["spec"]["machineConfigPoolSelector"]["matchLabels"] == {
+        "pools.operator.machineconfiguration.openshift.io/master": ""}
+    assert any("cp1, cp2, cp3 run VMs" in w and "reboots" in w for w in result["warnings"])
+
+
+def test_masters_and_workers_running_vms_get_one_machineconfig_per_pool():
+    nodes = [*COMPACT, node("w1"), node("w2")]
+    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes})
+    assert [o["metadata"]["name"] for o in result["objects"]] == ["90-master-swap", "90-worker-swap"]
+    assert any("master pool's kubelet" in w for w in result["warnings"])
+
+
+def test_a_worker_pool_machineconfig_reaching_unselected_workers_is_said():
+    nodes = [node("w1", labels={**WORKER, "vms": "yes"}), node("w2")]
+    result = swap.plan({"platform": "openshift", "version": "4.20", "overcommit_percent": 150, "nodes": nodes,
+                        "node_selector": {"vms": "yes"}})
+    assert any("w2 get swap too" in w and "custom MachineConfigPool" in w for w in result["warnings"])
+
+
+def test_single_node_kubernetes_gets_swap_on_its_control_plane_node():
+    single = [node("sno", labels={"node-role.kubernetes.io/control-plane": "", **WORKER})]
+    result = swap.plan({"version": "1.33", "overcommit_percent": 150, "nodes": single})
+    assert result["mechanism"] == "kubelet-limited-swap" and [n["name"] for n in result["nodes"]] == ["sno"]
+    assert any("sno run VMs" in w and "restarts their kubelet" in w for w in result["warnings"])
 
 
 def test_encryption_is_passed_to_the_host_role_on_kubernetes():  # SU-05 (the host side runs in molecule qemu)
