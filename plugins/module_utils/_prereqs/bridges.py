@@ -15,9 +15,23 @@ import math
 import re
 import typing as t
 
-from .common import DNS_LABEL, LABEL_VALUE, Problems, check_label_map, path, selector_matches, version_tuple
+from .common import (
+    DNS_LABEL,
+    LABEL_VALUE,
+    Problems,
+    check_keys,
+    check_label_map,
+    path,
+    selector_matches,
+    version_tuple,
+)
 
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
+KEYS = frozenset(("bridges", "policies", "existing_policies", "migration_network", "node_networks", "ovn_bridge_nics",
+                  "bridge_cni_version", "dns_probe_host", "disconnected", "nmstate_name"))
+BRIDGE_KEYS = frozenset(("name", "policy_name", "state", "ports", "node_selector", "vlans", "native_vlan", "mtu", "stp",
+                         "carries_node_ip", "max_unavailable", "networks", "copy_mac", "static_ip"))
+MIGRATION_KEYS = frozenset(("name", "namespace", "nic", "range", "exclude", "mtu", "nic_mtu"))
 BRIDGE_RESOURCE_PREFIX = "bridge.network.kubevirt.io/"
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
 NNCP_API_VERSION = "nmstate.io/v1"
@@ -57,6 +71,13 @@ def _vlan_ranges(problems: Problems, where: str, entries: t.Any) -> list[tuple[i
                     problems.error(at, f"overlaps VLANs {other[0]}-{other[1]}")
             ranges.append((low, high))
     return ranges
+
+
+def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
+    """Unknown keys in the section's own structures (NNCP bodies are checked against nmstate's rules instead)."""
+    for index, bridge in enumerate(spec.get("bridges") or []):
+        check_keys(problems, path("bridges", index), bridge, BRIDGE_KEYS)
+    check_keys(problems, "migration_network", spec.get("migration_network"), MIGRATION_KEYS)
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

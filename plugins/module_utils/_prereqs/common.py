@@ -8,6 +8,7 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
+import difflib
 import re
 import typing as t
 
@@ -113,3 +114,16 @@ def version_tuple(text: t.Any, where: str, problems: Problems) -> tuple[int, int
         problems.error(where, f"{text!r} is not a MAJOR.MINOR version")
         return (0, 0)
     return int(match.group(1)), int(match.group(2))
+
+
+def check_keys(problems: Problems, where: str, value: t.Any, allowed: t.Collection[str]) -> None:
+    """Every key of a mapping the spec does not know is an error at its path, with the nearest known key: a typo
+    (``polices``, ``vlan`` for ``vlans``) never passes as an ignored key."""
+    if not isinstance(value, dict):
+        return
+    for key in value:
+        if key in allowed:
+            continue
+        close = difflib.get_close_matches(str(key), list(allowed), n=1, cutoff=0.7)
+        hint = f"did you mean {close[0]}?" if close else f"expected one of: {', '.join(sorted(allowed))}"
+        problems.error(path(where, str(key)), f"unknown key; {hint}")

@@ -11,7 +11,12 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .common import Problems, check_label_map, path
+from .common import Problems, check_keys, check_label_map, path
+
+KEYS = frozenset(("subscriptions",))
+SUBSCRIPTION_KEYS = frozenset(("name", "namespace", "source", "source_namespace", "channel", "starting_csv",
+                               "install_plan_approval", "config", "operator_group", "subscription_name",
+                               "target_namespaces"))
 
 PACKAGES = {
     "openshift": {"kubevirt-hyperconverged": "openshift-cnv", "sriov-network-operator":
@@ -28,6 +33,11 @@ OPERAND_PLACEMENT = {
     "sriov-network-operator": "the SriovOperatorConfig configDaemonNodeSelector",
     "cluster-kube-descheduler-operator": "the KubeDescheduler",
 }
+
+
+def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
+    for index, sub in enumerate(spec.get("subscriptions") or []):
+        check_keys(problems, path("subscriptions", index), sub, SUBSCRIPTION_KEYS)
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

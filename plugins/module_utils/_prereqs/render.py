@@ -13,25 +13,39 @@ import typing as t
 
 from .._hco.errors import FieldError
 from . import bridges, olm, sriov, storage, swap
-from .common import PrerequisiteError
+from .common import PrerequisiteError, Problems, check_keys
 
 SECTIONS: dict[str, t.Callable[[t.Mapping[str, t.Any]], dict[str, t.Any]]] = {
     "swap": swap.plan, "networking": bridges.plan, "sriov": sriov.plan, "storage": storage.plan, "olm": olm.plan,
 }
 SHARED_KEYS = ("platform", "version", "nodes", "hyperconverged", "hco_namespace")
+SECTION_KEYS = {"swap": swap.KEYS, "networking": bridges.KEYS, "sriov": sriov.KEYS, "storage": storage.KEYS,
+                "olm": olm.KEYS}
+INPUT_CHECKS: dict[str, t.Callable[[Problems, t.Mapping[str, t.Any]], None]] = {
+    "swap": swap.check_input, "networking": bridges.check_input, "sriov": sriov.check_input,
+    "storage": storage.check_input, "olm": olm.check_input,
+}
 
 
 def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """{objects, delete_first, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every
     problem. ``delete_first`` are objects to delete before applying: what the cluster refuses to update in place."""
     unknown = sorted(set(spec) - set(SECTIONS) - set(SHARED_KEYS))
-    errors: list[FieldError] = [FieldError(key, f"unknown key; expected one of: "
-                                                f"{', '.join([*SHARED_KEYS, *SECTIONS])}", "input") for key in unknown]
+    top = Problems("input")
+    check_keys(top, "", dict.fromkeys(unknown), [*SHARED_KEYS, *SECTIONS])
+    errors: list[FieldError] = list(top.errors)
     warnings: list[str] = []
     results: dict[str, dict[str, t.Any]] = {}
     for name, planner in SECTIONS.items():
         section = spec.get(name)
         if not section:
+            continue
+        known = Problems(name)
+        check_keys(known, "", section, SECTION_KEYS[name] | set(SHARED_KEYS))
+        if isinstance(section, dict):
+            INPUT_CHECKS[name](known, section)
+        if known.errors:  # a misspelt key: its section is not planned, so no knock-on errors follow
+            errors += [FieldError(f"{name}.{e.path}", e.message, "input") for e in known.errors]
             continue
         merged = {key: spec[key] for key in SHARED_KEYS if key in spec}
         merged.update(section)

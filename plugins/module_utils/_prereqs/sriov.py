@@ -15,7 +15,18 @@ import json
 import re
 import typing as t
 
-from .common import Problems, check_label_map, control_plane_vm_nodes, path, selector_matches
+from .common import Problems, check_keys, check_label_map, control_plane_vm_nodes, path, selector_matches
+
+KEYS = frozenset(("flavour", "operator_namespace", "supported_nics", "operator_config", "existing_policies", "policies",
+                  "networks", "dev_mode", "allow_control_plane", "node_states"))
+# SriovNetworkNodePolicy and SriovNetwork spec fields (their CRDs), plus the object's name and namespace.
+POLICY_KEYS = frozenset(("name", "namespace", "bridge", "deviceType", "eSwitchMode", "excludeTopology",
+                         "externallyManaged", "isRdma", "linkType", "mtu", "needVhostNet", "nicSelector", "nodeSelector",
+                         "numVfs", "priority", "resourceName", "vdpaType"))
+NIC_SELECTOR_KEYS = frozenset(("deviceID", "netFilter", "pfNames", "rootDevices", "vendor"))
+NETWORK_KEYS = frozenset(("name", "namespace", "capabilities", "ipam", "linkState", "logFile", "logLevel", "maxTxRate",
+                          "metaPlugins", "minTxRate", "networkNamespace", "resourceName", "spoofChk", "trust", "vlan",
+                          "vlanProto", "vlanQoS"))
 
 _UPSTREAM_NICS = {
     "8086": ("158a 158b 1572 1563 10c9 1589 1581 15ff 0d58 1583 1592 1593 159b 1599 1591 188a 124d 124c 579c 579d "
@@ -71,6 +82,16 @@ def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, tuple[int, int] | None
     if end >= num_vfs:
         return pf, None, f"end range exceeds the maximum VF index ({num_vfs - 1}) in PF name {entry}"
     return pf, (start, end), None
+
+
+def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
+    """Unknown keys in policies (with their nicSelector) and networks: the CRDs' spec fields plus name/namespace."""
+    for index, policy in enumerate(spec.get("policies") or []):
+        check_keys(problems, path("policies", index), policy, POLICY_KEYS)
+        if isinstance(policy, dict):
+            check_keys(problems, path("policies", index, "nicSelector"), policy.get("nicSelector"), NIC_SELECTOR_KEYS)
+    for index, network in enumerate(spec.get("networks") or []):
+        check_keys(problems, path("networks", index), network, NETWORK_KEYS)
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

@@ -11,10 +11,26 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .common import Problems, is_control_plane, path, selector_matches
+from .common import Problems, check_keys, is_control_plane, path, selector_matches
 
 CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
 LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
+KEYS = frozenset(("provisioner", "provisioners"))
+PROVISIONER_KEYS = frozenset(("name", "storage_pools", "path_config", "storage_class", "default", "volume_binding_mode",
+                              "image_pull_policy"))
+POOL_KEYS = frozenset(("name", "path", "pvc_template", "snapshot_provider", "storage_class", "default"))
+
+
+def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
+    """Unknown keys in the provisioner settings and their storage pools."""
+    configs = spec.get("provisioners")
+    named = [(path("provisioners", i), c) for i, c in enumerate(configs)] if isinstance(configs, list) else [
+        ("provisioner", spec.get("provisioner"))]
+    for where, config in named:
+        check_keys(problems, where, config, PROVISIONER_KEYS)
+        pools = config.get("storage_pools") if isinstance(config, dict) else None
+        for index, pool in enumerate(pools if isinstance(pools, list) else []):
+            check_keys(problems, path(where, "storage_pools", index), pool, POOL_KEYS)
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

@@ -15,6 +15,7 @@ from decimal import Decimal
 from .._hco.golang import quantity_value
 from .common import (
     Problems,
+    check_keys,
     check_label_map,
     control_plane_vm_nodes,
     is_control_plane,
@@ -25,6 +26,10 @@ from .common import (
 
 MIB = Decimal(1024 * 1024)
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
+KEYS = frozenset(("overcommit_percent", "mechanism", "node_selector", "swap_behavior", "feature_gates", "hco_version",
+                  "hco_api_version", "swap_file", "swap_device", "wasp", "encrypt"))
+WASP_KEYS = frozenset(("namespace", "image", "csv", "related_images", "prometheus_rule", "extra_env", "upgrade_from",
+                       "previous_kubelet_config"))
 WASP_IMAGE = "quay.io/openshift-virtualization/wasp-agent:v1.2.2"
 AUTOPILOT_ANNOTATION = "platform.kubevirt.io/autopilot"
 AUTOPILOT_SWAP_FILE = "/var/tmp/ocpswap.file"
@@ -58,6 +63,10 @@ def container_swap_limit(request: t.Any, node_memory: t.Any, node_swap: t.Any, *
     if limit not in (None, "") and quantity_value(limit) == requested:
         return 0
     return int(requested / quantity_value(node_memory) * quantity_value(node_swap))
+
+
+def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
+    check_keys(problems, "wasp", spec.get("wasp"), WASP_KEYS)
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:

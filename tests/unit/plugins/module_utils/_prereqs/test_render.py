@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import copy
 import typing as t
 
 import pytest
@@ -80,3 +81,46 @@ def test_problems_of_every_section_are_reported_together():
     assert {e.path for e in failure.value.errors} == {
         "surprise", "swap.swap_behavior", "networking.migration_network.range", "storage.provisioners",
         "sriov.policies[0].nicSelector.vendor"}
+
+
+def _with(change: t.Callable[[dict[str, t.Any]], None]) -> dict[str, t.Any]:
+    spec = copy.deepcopy(FULL)
+    change(spec)
+    return spec
+
+
+def _rename(container: dict[str, t.Any], old: str, new: str) -> None:
+    container[new] = container.pop(old)
+
+
+@pytest.mark.parametrize(("change", "where", "suggestion"), [
+    (lambda s: _rename(s, "sriov", "sriovv"), "sriovv", "did you mean sriov?"),
+    (lambda s: _rename(s["sriov"], "policies", "polices"), "sriov.polices", "did you mean policies?"),
+    (lambda s: _rename(s["sriov"]["policies"][0], "numVfs", "numVFs"), "sriov.policies[0].numVFs",
+     "did you mean numVfs?"),
+    (lambda s: _rename(s["sriov"]["policies"][0]["nicSelector"], "pfNames", "pfName"),
+     "sriov.policies[0].nicSelector.pfName", "did you mean pfNames?"),
+    (lambda s: _rename(s["sriov"]["networks"][0], "networkNamespace", "networkNamepsace"),
+     "sriov.networks[0].networkNamepsace", "did you mean networkNamespace?"),
+    (lambda s: _rename(s["networking"]["bridges"][0], "vlans", "vlan"), "networking.bridges[0].vlan",
+     "did you mean vlans?"),
+    (lambda s: _rename(s["networking"], "migration_network", "migration_netwrok"),
+     "networking.migration_netwrok", "did you mean migration_network?"),
+    (lambda s: _rename(s["networking"]["migration_network"], "range", "ranges"),
+     "networking.migration_network.ranges", "did you mean range?"),
+    (lambda s: _rename(s["swap"], "overcommit_percent", "overcommit_percentage"), "swap.overcommit_percentage",
+     "did you mean overcommit_percent?"),
+    (lambda s: s["swap"].update(wasp={"imag": "x"}), "swap.wasp.imag", "did you mean image?"),
+    (lambda s: _rename(s["storage"], "provisioner", "provisoner"), "storage.provisoner",
+     "did you mean provisioner?"),
+    (lambda s: _rename(s["storage"]["provisioner"], "storage_pools", "storagePools"),
+     "storage.provisioner.storagePools", "did you mean storage_pools?"),
+    (lambda s: _rename(s["storage"]["provisioner"]["storage_pools"][0], "path", "pth"),
+     "storage.provisioner.storage_pools[0].pth", "did you mean path?"),
+    (lambda s: _rename(s["olm"]["subscriptions"][0], "source_namespace", "sourceNamespace"),
+     "olm.subscriptions[0].sourceNamespace", "did you mean source_namespace?"),
+])
+def test_a_misspelt_key_at_any_depth_is_one_error_with_a_suggestion(change, where, suggestion):
+    with pytest.raises(PrerequisiteError) as failure:
+        render(_with(change))
+    assert [(e.path, e.message) for e in failure.value.errors] == [(where, f"unknown key; {suggestion}")]
