@@ -14,11 +14,15 @@ author:
 description:
   - Computes, on the controller and without a cluster, the objects a bare-metal KubeVirt cluster needs besides its
     operands, and the HyperConverged settings that go with them. Every section is validated first; a refusal lists
-    every problem with its field path and returns no object.
+    every problem with its field path and returns no object. Every key is checked, at every depth the spec defines:
+    an unknown one (C(polices), C(vlan) for C(vlans)) is refused at its path with the nearest known key, and its
+    section is not checked further, so a typo gives one error.
   - C(swap) - swap size per node (C(RAM x (overcommit/100 - 1)), MiB rounded up, 0 at or below 100 percent) and the
     mechanism for the platform and version - vanilla Kubernetes gets a kubelet C(LimitedSwap) configuration (NodeSwap
     gate rules per version, cgroup v2 required from 1.30); OpenShift 4.16-4.19 the manual wasp-agent objects (least
-    privilege), a KubeletConfig with C(failSwapOn=false) and a MachineConfig; 4.20 lets HCO deploy wasp-agent; 4.21
+    privilege), a KubeletConfig with C(failSwapOn=false) and a MachineConfig, one of each per MachineConfigPool the VM
+    nodes are in (C(master) for the control plane of a compact or single-node cluster); an HCO that deploys
+    wasp-agent itself (C(hco_version) 1.16 and later, the default from 4.20) gets no second one; 4.21
     and later never get a KubeletConfig with swap keys; C(autopilot) (HCO 1.18+) provisions the file autopilot
     activates and sets the HyperConverged annotation. wasp-agent and kubelet LimitedSwap are never combined. The
     MachineConfig separates provisioning from activation so swap survives a reboot.
@@ -28,8 +32,8 @@ description:
     checks) that also sets HyperConverged C(liveMigrationConfig.network).
   - C(sriov) - SriovNetworkNodePolicy and SriovNetwork objects checked with the sriov-network-operator's admission
     rules for the C(upstream) or C(openshift) flavour (resource names, supported NICs, pfNames VF ranges, numVfs
-    bounds per vendor, overlaps with existing policies, control-plane nodes refused), and the NADs the operator will
-    generate.
+    bounds per vendor, overlaps with existing policies; a schedulable control-plane node is configured with a warning
+    naming the drain and reboot, one tainted C(NoSchedule) is refused), and the NADs the operator will generate.
   - C(storage) - the single HostPathProvisioner CR (storage pools or pathConfig), placed where VMs run (the
     HyperConverged workloads placement), and one WaitForFirstConsumer StorageClass per pool.
   - C(olm) - Subscriptions and OperatorGroups with operator-pod placement (C(spec.config)), refusing the
