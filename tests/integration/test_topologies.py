@@ -128,3 +128,18 @@ def test_compact_openshift_converges_against_the_api_server(empty_control_plane)
     again = site()
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert server_writes(plane, mark) == []
+
+
+def test_a_missing_operator_is_named_before_anything_is_written(control_plane):
+    """Standalone mode on OpenShift writes SecurityContextConstraints (and the MachineConfig kinds are there): the
+    test server does not serve SCCs, as a cluster without that operator would not. Nothing may be written."""
+    mark = control_plane.audit_offset()
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / "compact-openshift.yml"),
+                          "-i", "localhost,", "--limit", "localhost",
+                          "-e", f"ansible_python_interpreter={sys.executable}",
+                          "-e", f"site_kubeconfig={control_plane.kubeconfig}", "-e", "site_mode=standalone")
+    assert result.returncode != 0
+    assert "nothing was written: the cluster does not serve every kind this run (standalone mode) writes" in result.stdout
+    assert "SecurityContextConstraints (security.openshift.io/v1): install OpenShift (SecurityContextConstraints)" \
+        in result.stdout
+    assert server_writes(control_plane, mark) == []
