@@ -8,7 +8,7 @@ from __future__ import annotations
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages, render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs
 
@@ -32,6 +32,13 @@ class ActionModule(ControllerAction):
             "pruned_fields": rendered.pruned,
             "msg": f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
         }
-        if rendered.warnings:
-            result["warnings"] = list(rendered.warnings)
+        # As kubectl prints the server's unknown-field warnings: a typo never passes silently; strict refuses it.
+        pruned = pruned_messages(rendered.release, rendered.pruned)
+        if pruned and args["strict"]:
+            return {"failed": True, "pruned_fields": rendered.pruned,
+                    "errors": [{"path": f, "message": m.split(": ", 1)[1], "stage": "schema"}
+                               for f, m in zip(rendered.pruned, pruned)],
+                    "msg": f"{len(pruned)} unknown field(s) in the HyperConverged (strict): " + "; ".join(pruned)}
+        if rendered.warnings or pruned:
+            result["warnings"] = list(rendered.warnings) + pruned
         return result

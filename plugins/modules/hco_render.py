@@ -127,6 +127,14 @@ options:
     description: Replacement for the shipped common DataImportCronTemplate list (downstream builds ship their own).
     type: list
     elements: dict
+  strict:
+    description:
+      - A field of the HyperConverged that the release's CRD does not define is dropped, as the API server prunes it,
+        and reported as a warning with the nearest known field (C(spec.liveMigrationConfg) - did you mean
+        C(liveMigrationConfig)?), the way C(kubectl) prints the server's unknown-field warnings.
+      - With C(true) such a field fails the task instead, listing every one. The site playbook sets it (C(site_strict)).
+    type: bool
+    default: false
 notes:
   - The engine is pure Python under C(plugins/module_utils/_hco) and runs on the controller.
   - Keys a jsonpatch adds that are not fields of the operand's Go type are dropped by HCO; this engine keeps them,

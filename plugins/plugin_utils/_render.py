@@ -38,6 +38,7 @@ ARGUMENT_SPEC: dict[str, t.Any] = {
     },
     "status": {"type": "dict", "default": {}},
     "common_golden_images": {"type": "list", "elements": "dict"},
+    "strict": {"type": "bool", "default": False},
 }
 
 

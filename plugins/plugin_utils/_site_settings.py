@@ -94,6 +94,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_hco_namespace", "str", "kubevirt-hyperconverged", "Namespace of the HyperConverged and its "
             "operands.", check=_dns_label),
     Setting("site_preset", "str", "", "Preset applied to the HyperConverged (empty: none).", choices=("", "kkp")),
+    Setting("site_strict", "bool", True, "Refuse a field of the HyperConverged that the release's CRD does not "
+            "define (a typo); false drops it with a warning, as the API server would."),
     Setting("site_hyperconverged_spec", "dict", {}, "HyperConverged spec the flat settings merge into; a flat "
             "setting that contradicts it is an error.", survey=False),
     Setting("site_infra_node_selector", "dict", {}, "Node labels of the infrastructure nodes (spec.infra "

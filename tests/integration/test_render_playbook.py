@@ -157,6 +157,22 @@ def test_site_refuses_bad_settings_by_name_and_writes_nothing(tmp_path):
     assert not out.exists()
 
 
+def test_site_refuses_a_typo_in_the_hyperconverged_spec_before_anything(tmp_path):
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    out = tmp_path / "out"
+    spec = {"site_render_dir": str(out), "site_hyperconverged_spec": {"liveMigrationConfg": {"bandwidthPerMigration": "1Gi"}}}
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", json.dumps(spec))
+    assert result.returncode != 0
+    assert "spec.liveMigrationConfg: unknown field (the API server would drop it) (did you mean liveMigrationConfig?)" \
+        in result.stdout
+    assert not out.exists()
+    # site_strict: false drops it with a warning, as the API server would.
+    relaxed = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory),
+                           "-e", json.dumps({**spec, "site_strict": "false"}))
+    assert relaxed.returncode == 0, relaxed.stdout
+    assert "[WARNING]: spec.liveMigrationConfg: unknown field" in relaxed.stdout + relaxed.stderr
+
+
 def test_site_blank_survey_answers_mean_defaults(tmp_path):
     inventory = ROOT / "examples" / "inventory" / "hosts.yml"
     blanks = {"site_render_dir": str(tmp_path), "site_sriov_nic": "", "site_vm_bridge_nic": " ", "site_vm_networks": "",

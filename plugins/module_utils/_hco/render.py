@@ -40,6 +40,7 @@ from .errors import BuildError, FieldError, RenderError
 from .mutator import mutate
 from .profile import ReleaseProfile, get_profile
 from .schema import apply_structural_schema, hyperconverged_spec
+from .schema import suggestion as schema_suggestion
 from .tls import effective_profile
 from .validator import validate
 from .view import Environment, HCView
@@ -70,6 +71,17 @@ class RenderResult:
 
 
 _SPEC_MODELS: dict[str, t.Any] = {}
+
+
+def pruned_messages(release: str, pruned: t.Sequence[str]) -> list[str]:
+    """One line per field the API server would prune, with the nearest known field when one is close (a typo)."""
+    model = _spec_model(get_profile(release))
+    lines = []
+    for field in pruned:
+        near = schema_suggestion(model, field)
+        lines.append(f"{field}: unknown field (the API server would drop it)"
+                     + (f" (did you mean {near}?)" if near else ""))
+    return lines
 
 
 def _spec_model(profile: ReleaseProfile) -> t.Any:

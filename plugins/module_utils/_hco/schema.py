@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import difflib
 import re
 import typing as t
 
@@ -470,3 +471,25 @@ def apply_structural_schema(spec_model: Obj, spec: t.Any) -> tuple[t.Any, list[s
     spec = spec_model.apply_defaults(spec)
     spec_model.check(spec, "spec", errors)
     return spec, pruned, errors
+
+
+def suggestion(model: Node, pruned_path: str, root: str = "spec") -> str | None:
+    """The known field nearest to a pruned one (``spec.liveMigrationConfg`` -> ``liveMigrationConfig``), for the
+    "did you mean" of a typo; None when nothing is close."""
+    segments = re.findall(r"[^.\[\]]+|\[\d+\]", pruned_path)
+    if segments and segments[0] == root:
+        segments = segments[1:]
+    node: Node | None = model
+    for segment in segments[:-1]:
+        if isinstance(node, Obj):
+            node = node.fields.get(segment)
+        elif isinstance(node, Arr):
+            node = node.items if segment.startswith("[") else None
+        elif isinstance(node, MapOf):
+            node = node.values
+        else:
+            node = None
+    if not isinstance(node, Obj) or not segments:
+        return None
+    close = difflib.get_close_matches(segments[-1], list(node.fields), n=1, cutoff=0.75)
+    return close[0] if close else None

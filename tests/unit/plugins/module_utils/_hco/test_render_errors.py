@@ -11,7 +11,7 @@ import typing as t
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages, render
 
 HC: dict[str, t.Any] = {
     "apiVersion": "hco.kubevirt.io/v1beta1",
@@ -130,3 +130,17 @@ def test_unknown_fields_are_pruned_like_the_api_server():
 
 def test_same_input_same_output():
     assert render(hyperconverged=hc()).as_dict() == render(hyperconverged=hc()).as_dict()
+
+
+@pytest.mark.parametrize("release", ["1.14", "1.20"])
+def test_pruned_fields_are_named_with_the_nearest_known_field(release):
+    rendered = render(hc(liveMigrationConfg={}, featureGates={"fooBar": True},
+                         liveMigrationConfig={"parallelMigrationsPerClustr": 3},
+                         workloads={"nodePlacement": {"nodeSelecter": {"a": "b"}}}), release=release)
+    dropped = "unknown field (the API server would drop it)"
+    assert sorted(pruned_messages(release, rendered.pruned)) == [
+        f"spec.featureGates.fooBar: {dropped}",
+        f"spec.liveMigrationConfg: {dropped} (did you mean liveMigrationConfig?)",
+        f"spec.liveMigrationConfig.parallelMigrationsPerClustr: {dropped} (did you mean parallelMigrationsPerCluster?)",
+        f"spec.workloads.nodePlacement.nodeSelecter: {dropped} (did you mean nodeSelector?)",
+    ]
