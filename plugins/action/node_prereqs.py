@@ -23,7 +23,11 @@ class ActionModule(ControllerAction):
         try:
             rendered = render(plain(args["spec"]))
         except PrerequisiteError as exc:
-            return {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors]}
+            # The warnings matter on failure too (a policy that would not be used, a reboot to come).
+            failed: dict[str, t.Any] = {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors]}
+            if exc.warnings:
+                failed["warnings"] = list(exc.warnings)
+            return failed
         sections = rendered["sections"]
         result: dict[str, t.Any] = {
             "objects": (with_namespaces(rendered["objects"], [args["spec"].get("hco_namespace", "")])

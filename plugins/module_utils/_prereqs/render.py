@@ -54,8 +54,9 @@ def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         except PrerequisiteError as exc:
             errors += [FieldError(f"{name}.{e.path}" if e.path else name, e.message, e.stage) for e in exc.errors]
             warnings += exc.warnings
-    if errors:
-        raise PrerequisiteError(errors, warnings)
+    if errors:  # with the warnings of the sections that passed, which still apply
+        raise PrerequisiteError(errors, warnings + [f"{name}: {w}" for name, result in results.items()
+                                                    for w in result.get("warnings") or []])
     objects: list[dict[str, t.Any]] = []
     delete_first: list[dict[str, t.Any]] = []
     patch: dict[str, t.Any] = {}

@@ -50,11 +50,11 @@ def _nic_table(flavour: str) -> dict[str, set[str]]:
 
 SUPPORTED_NICS = {flavour: _nic_table(flavour) for flavour in ("upstream", "openshift")}
 FLAVOURS: dict[str, dict[str, t.Any]] = {
-    "upstream": {"namespace": "sriov-network-operator", "prefix": "openshift.io",
+    "upstream": {"name": "upstream", "namespace": "sriov-network-operator", "prefix": "openshift.io",
                  "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")},
     # The fork only checks ^[a-zA-Z0-9_]+$; we also apply upstream's boundary and length rules so a name is valid
     # for both, and refuse what the fork would take silently ("_", 64 characters).
-    "openshift": {"namespace": "openshift-sriov-network-operator", "prefix": "openshift.io",
+    "openshift": {"name": "openshift", "namespace": "openshift-sriov-network-operator", "prefix": "openshift.io",
                   "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_]*[a-zA-Z0-9])?$")},
 }
 INTEL, MELLANOX = "8086", "15b3"
@@ -146,9 +146,15 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
         return None
     before = len(problems.errors)
     body = {k: v for k, v in policy.items() if k not in ("name", "namespace")}
+    if policy["name"] == "default":
+        # The operator's own policy: its webhook does not validate it, and neither do we.
+        problems.warn(f"{where}: policy 'default' is the operator's own and is not validated (its webhook skips it)")
+        return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+                "metadata": {"name": "default"}, "spec": body}
     resource = body.get("resourceName")
     if not isinstance(resource, str) or len(resource) > 63 or not profile["resource_name"].match(resource):
-        hint = " (the OpenShift operator allows letters, digits and '_' only)" if "-" in str(resource) else ""
+        hint = (" (the OpenShift operator allows letters, digits and '_' only)"
+                if "-" in str(resource) and profile["name"] == "openshift" else "")
         problems.error(path(where, "resourceName"), f"resource name {resource!r} is invalid{hint}")
     selector = check_label_map(problems, path(where, "nodeSelector"), body.get("nodeSelector"))
     if not selector:
@@ -170,8 +176,10 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     link = body.get("linkType")
     if link is not None and link not in ("eth", "ETH", "ib", "IB"):
         problems.error(path(where, "linkType"), "must be eth or ib")
-    if "isRdma" not in body:
-        body["isRdma"] = bool(link in ("ib", "IB") and device_type != "vfio-pci")
+    if link in ("ib", "IB") and device_type == "netdevice":
+        body["isRdma"] = True  # the webhook's mutation: an InfiniBand netdevice VF is always RDMA
+    elif "isRdma" not in body:
+        body["isRdma"] = False
     if device_type == "vfio-pci" and body.get("isRdma"):
         problems.error(path(where, "isRdma"), "RDMA mode is not supported with deviceType vfio-pci")
     switchdev = body.get("eSwitchMode") == "switchdev"
@@ -185,7 +193,10 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     nic = body.get("nicSelector") or {}
     _check_nic_selector(problems, path(where, "nicSelector"), nic, body, spec, nics, num_vfs)
     _check_nodes(problems, where, body, selector, spec, nics, num_vfs)
-    _check_overlaps(problems, where, body, accepted, num_vfs)
+    # The stored copy of this same policy (a re-run with the cluster's policies) is not an overlap: the operator
+    # skips the object with the policy's own name.
+    others = [(label, other) for label, other in accepted if label != f"existing policy {policy['name']}"]
+    _check_overlaps(problems, where, body, others, num_vfs)
     if len(problems.errors) > before:
         return None
     return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
@@ -336,8 +347,12 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
     if network_namespace != namespace and body.get("networkNamespace"):
         problems.error(path(where, "networkNamespace"), f"networkNamespace is allowed only for a SriovNetwork in the "
                                                         f"operator namespace {namespace}")
-    if body.get("resourceName") not in resource_names:
-        problems.error(path(where, "resourceName"), f"no policy provides resource {body.get('resourceName')!r}")
+    if not body.get("resourceName"):
+        problems.error(path(where, "resourceName"), "required")
+    elif body["resourceName"] not in resource_names:
+        # Networks are often managed apart from the policies; the operator accepts them, so only say it.
+        problems.warn(f"{where}: no policy in this run or in existing_policies provides resource "
+                      f"{body['resourceName']!r}; pods and VMs using the network wait until one does")
     checks = (("vlan", 0, 4094), ("vlanQoS", 0, 7), ("minTxRate", 0, None), ("maxTxRate", 0, None))
     for field, low, high in checks:
         value = body.get(field)

@@ -124,3 +124,14 @@ def test_a_misspelt_key_at_any_depth_is_one_error_with_a_suggestion(change, wher
     with pytest.raises(PrerequisiteError) as failure:
         render(_with(change))
     assert [(e.path, e.message) for e in failure.value.errors] == [(where, f"unknown key; {suggestion}")]
+
+
+def test_warnings_come_back_with_the_errors():
+    bad = _with(lambda s: s["sriov"]["policies"].append(
+        {"name": "elsewhere", "namespace": "default", "resourceName": "other_sriov", "nodeSelector": dict(WORKER),
+         "numVfs": 4, "nicSelector": {"vendor": "8086", "pfNames": ["ens803f1"]}}))
+    bad["swap"] = {"overcommit_percent": 5}
+    with pytest.raises(PrerequisiteError) as failure:
+        render(bad)
+    assert [e.path for e in failure.value.errors] == ["swap.overcommit_percent"]
+    assert any("policy elsewhere is created in namespace default but not used" in w for w in failure.value.warnings)

@@ -184,9 +184,43 @@ def test_network_rules_and_generated_nad():  # SR-34, SR-36
                                                  "vlan": 10, "vlanQoS": 0, "ipam": {}}
 
 
-def test_network_must_reference_a_policy_resource():
-    assert ("networks[0].resourceName", "no policy provides resource 'other'") in errors_of(
-        spec(policy(), networks=[{"name": "n", "resourceName": "other"}]))
+def test_a_network_whose_resource_no_policy_provides_is_accepted_with_a_warning():
+    # The operator has no such rule: networks are often managed apart from the policies.
+    result = sriov.plan(spec(policy(), networks=[{"name": "n", "resourceName": "other"}]))
+    assert [o["kind"] for o in result["objects"]].count("SriovNetwork") == 1
+    assert any("networks[0]: no policy in this run or in existing_policies provides resource 'other'" in w
+               for w in result["warnings"])
+    assert ("networks[0].resourceName", "required") in errors_of(spec(policy(), networks=[{"name": "n"}]))
+
+
+def test_a_policy_is_not_an_overlap_of_its_own_stored_copy():
+    # A re-run with the cluster's policies: the operator skips the stored object with the same name.
+    stored = {"metadata": {"name": "p"}, "spec": policy()}
+    result = sriov.plan(spec(policy(), existing=[stored]))
+    assert [o["metadata"]["name"] for o in result["objects"] if o["kind"] == "SriovNetworkNodePolicy"] == ["p"]
+    other = {"metadata": {"name": "q"}, "spec": policy()}
+    assert errors_of(spec(policy(), existing=[other])) == [
+        ("policies[0].nicSelector.pfNames", "PF ens803f0 is overlapped with existing policy q")]
+
+
+def test_an_infiniband_netdevice_policy_is_always_rdma():
+    result = sriov.plan(spec(policy(linkType="ib", deviceType="netdevice", isRdma=False,
+                                    nicSelector={"vendor": "15b3", "pfNames": ["ens1f0"]})))
+    assert result["objects"][0]["spec"]["isRdma"] is True
+
+
+def test_the_operators_default_policy_is_not_validated():
+    result = sriov.plan(spec(policy(name="default", numVfs=0, nicSelector={})))
+    assert result["objects"][0]["metadata"]["name"] == "default"
+    assert any("policy 'default' is the operator's own" in w for w in result["warnings"])
+
+
+def test_the_upstream_resource_name_error_does_not_cite_the_openshift_rule():
+    problems = errors_of(spec(policy(resourceName="-bad-"), flavour="upstream"))
+    assert ("policies[0].resourceName", "resource name '-bad-' is invalid") in problems
+    problems = errors_of(spec(policy(resourceName="bad-name")))
+    hint = "(the OpenShift operator allows letters, digits and '_' only)"
+    assert ("policies[0].resourceName", f"resource name 'bad-name' is invalid {hint}") in problems
 
 
 def test_policy_outside_the_operator_namespace_is_not_used():  # SR-31
