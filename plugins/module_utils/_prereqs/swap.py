@@ -82,7 +82,9 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     mechanism = spec.get("mechanism", "auto")
     if mechanism not in MECHANISMS:
         problems.error("mechanism", f"must be one of {', '.join(MECHANISMS)}")
-    version = version_tuple(spec.get("version"), "version", problems)
+    # The size does not depend on the version, only the mechanism does: without overcommit none is needed.
+    version = version_tuple(spec.get("version"), "version", problems) \
+        if overcommit > 100 or spec.get("version") is not None else (0, 0)
     selector = check_label_map(problems, "node_selector", spec.get("node_selector", WORKER_SELECTOR))
     swap_nodes = _size_nodes(spec, selector, overcommit, problems)
     selected = [n for n in spec.get("nodes") or []

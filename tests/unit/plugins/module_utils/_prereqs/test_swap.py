@@ -309,3 +309,10 @@ def test_an_hco_that_deploys_wasp_agent_gets_no_second_one_whatever_the_openshif
     manual = swap.plan({"platform": "openshift", "version": "4.20", "hco_version": "1.14", "overcommit_percent": 150,
                         "nodes": [node()]})
     assert manual["mechanism"] == "wasp-agent" and "DaemonSet" in [o["kind"] for o in manual["objects"]]
+
+
+def test_no_version_is_needed_without_overcommit():
+    result = swap.plan({"overcommit_percent": 100, "nodes": [node()]})
+    assert result["mechanism"] == "none" and result["swap_mib"] == 0
+    assert ("version", "None is not a MAJOR.MINOR version") in errors_of({"overcommit_percent": 150,
+                                                                         "nodes": [node()]})
