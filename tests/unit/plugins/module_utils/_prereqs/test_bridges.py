@@ -375,3 +375,12 @@ def test_every_bridge_nad_names_its_bridge():  # NAD-08: never the plugin defaul
     assert [json.loads(n["spec"]["config"])["bridge"] for n in result["objects"][1:]] == ["br1", "br1"]
     assert any(p == "bridges[0].name" for p, _m in errors_of({"bridges": [{"ports": ["eno2"], "networks": [
         {"name": "a", "namespace": "vms"}]}]}))
+
+
+def test_a_trunk_item_with_an_id_and_a_range_keeps_both():  # the bridge CNI applies both
+    result = bridges.plan({"bridge_cni_version": "1.8.0", "bridges": [
+        {"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100, "max": 300}], "networks": [
+            {"name": "t", "namespace": "vms", "vlan_trunk": [{"id": 100, "min_id": 200, "max_id": 210},
+                                                             {"min_id": 150, "max_id": 150}]}]}]})
+    nad = next(o for o in result["objects"] if o["kind"] == "NetworkAttachmentDefinition")
+    assert json.loads(nad["spec"]["config"])["vlanTrunk"] == [{"id": 100, "minID": 200, "maxID": 210}, {"id": 150}]
