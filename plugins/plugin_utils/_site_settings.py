@@ -57,6 +57,14 @@ def _cidr(value: t.Any) -> str | None:
     return None
 
 
+def _address_range(value: t.Any) -> str | None:
+    """A whereabouts range: CIDR or START-END/PREFIX (node_prereqs checks the ends)."""
+    match = re.match(r"^([^-/\s]+)-[^-/\s]+/(\d+)$", value)
+    if match and _cidr(f"{match.group(1)}/{match.group(2)}") is None:
+        return None
+    return None if _cidr(value) is None else "must be a network in CIDR notation (10.200.5.0/24) or START-END/PREFIX"
+
+
 def _vendor(value: t.Any) -> str | None:
     return None if re.match(r"^[0-9a-f]{4}$", value) else "must be a 4-digit hexadecimal PCI vendor ID, e.g. '8086'"
 
@@ -118,8 +126,8 @@ SETTINGS: tuple[Setting, ...] = (
             "vlan}.", check=_dicts),
     Setting("site_migration_nic", "str", "", "NIC of a dedicated live-migration network (empty: migrations use the "
             "pod network)."),
-    Setting("site_migration_range", "str", "", "Address range of the migration network (required with "
-            "site_migration_nic).", check=_cidr),
+    Setting("site_migration_range", "str", "", "Address range of the migration network, CIDR or "
+            "START-END/PREFIX (required with site_migration_nic).", check=_address_range),
     Setting("site_node_networks", "list", [], "Networks the nodes already use, which the migration range must not "
             "overlap.", check=_cidrs),
     Setting("site_sriov_nic", "str", "", "Physical function whose virtual functions are passed to VMs (empty: no "

@@ -625,6 +625,23 @@ def _nad_trunk(problems: Problems, where: str, entries: t.Any, trunk: list[tuple
     return result
 
 
+def _whereabouts_range(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:
+    """A whereabouts range: a CIDR, or START-END/PREFIX (both ends inside START/PREFIX); the network it lies in."""
+    match = re.match(r"^([^-/\s]+)-([^-/\s]+)/(\d+)$", str(text)) if isinstance(text, str) else None
+    if not match:
+        return _network(problems, where, text)
+    try:
+        start, end = ipaddress.ip_address(match.group(1)), ipaddress.ip_address(match.group(2))
+        network = ipaddress.ip_network(f"{start}/{match.group(3)}", strict=False)
+    except ValueError:
+        problems.error(where, f"{text!r} is not a CIDR or a START-END/PREFIX range")
+        return None
+    if end.version != start.version or end not in network or end < start:
+        problems.error(where, f"{text!r}: {end} must follow {start} inside {network}")
+        return None
+    return network
+
+
 def _network(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:
     try:
         return ipaddress.ip_network(str(text), strict=False)
@@ -644,7 +661,7 @@ def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.A
     master = migration.get("nic")
     if not isinstance(master, str) or not master:
         problems.error(path(where, "nic"), "the dedicated NIC (macvlan master) is required")
-    network = _network(problems, path(where, "range"), migration.get("range"))
+    network = _whereabouts_range(problems, path(where, "range"), migration.get("range"))
     if network is not None:
         for index, other in enumerate(spec.get("node_networks") or []):
             existing = _network(problems, path("node_networks", index), other)

@@ -384,3 +384,13 @@ def test_a_trunk_item_with_an_id_and_a_range_keeps_both():  # the bridge CNI app
                                                              {"min_id": 150, "max_id": 150}]}]}]})
     nad = next(o for o in result["objects"] if o["kind"] == "NetworkAttachmentDefinition")
     assert json.loads(nad["spec"]["config"])["vlanTrunk"] == [{"id": 100, "minID": 200, "maxID": 210}, {"id": 150}]
+
+
+def test_the_migration_range_takes_the_whereabouts_start_end_form():
+    result = bridges.plan({"migration_network": {"nic": "eno3", "range": "10.200.5.10-10.200.5.50/24"}})
+    nad = result["objects"][0]
+    assert json.loads(nad["spec"]["config"])["ipam"]["range"] == "10.200.5.10-10.200.5.50/24"
+    problems = errors_of({"migration_network": {"nic": "eno3", "range": "10.200.5.50-10.200.6.10/24"},
+                          "node_networks": ["10.0.0.0/16"]})
+    message = "'10.200.5.50-10.200.6.10/24': 10.200.6.10 must follow 10.200.5.50 inside 10.200.5.0/24"
+    assert problems == {("migration_network.range", message)}
