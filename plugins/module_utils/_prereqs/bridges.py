@@ -17,6 +17,7 @@ import typing as t
 
 from .common import (
     DNS_LABEL,
+    DNS_SUBDOMAIN,
     LABEL_VALUE,
     Problems,
     check_keys,
@@ -155,8 +156,8 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
         problems.error(path(where, "name"), "a Linux interface name of 1-15 characters is required")
         name = str(name)
     policy_name = bridge.get("policy_name", f"{name}-policy")
-    if len(policy_name) > 63 or not LABEL_VALUE.match(policy_name):
-        problems.error(path(where, "policy_name"), "must be at most 63 characters in label-value format")
+    if not _policy_name_ok(policy_name):
+        problems.error(path(where, "policy_name"), POLICY_NAME_RULE)
     state = bridge.get("state", "present")
     if state not in ("present", "absent"):
         problems.error(path(where, "state"), "must be present or absent")
@@ -295,6 +296,17 @@ def _check_stp(problems: Problems, where: str, stp: t.Mapping[str, t.Any],
         problems.error(path(where, "priority"), "must be within 0-65535")
 
 
+# nmstate's webhook puts the name in a label (at most 63 characters, label-value format); the API server wants a
+# DNS-1123 subdomain: both hold only for lower case letters, digits, '-' and '.'.
+POLICY_NAME_RULE = ("must be at most 63 characters of lower case letters, digits, '-' and '.' (a DNS-1123 subdomain "
+                    "that nmstate can also use as a label value)")
+
+
+def _policy_name_ok(name: t.Any) -> bool:
+    return isinstance(name, str) and 0 < len(name) <= 63 and bool(LABEL_VALUE.match(name)) \
+        and bool(DNS_SUBDOMAIN.match(name))
+
+
 def _raw_policy(problems: Problems, where: str, policy: t.Any,
                 ports_in_use: dict[str, str]) -> tuple[dict[str, t.Any], list[tuple[str, str]]] | None:
     """A hand-written NNCP (bonds, static addresses, ...): admission rules and nmstate's own rules."""
@@ -304,8 +316,8 @@ def _raw_policy(problems: Problems, where: str, policy: t.Any,
     if (policy.get("apiVersion"), policy.get("kind")) != (NNCP_API_VERSION, "NodeNetworkConfigurationPolicy"):
         problems.error(where, f"must have apiVersion {NNCP_API_VERSION} and kind NodeNetworkConfigurationPolicy")
     name = (policy.get("metadata") or {}).get("name")
-    if not isinstance(name, str) or not name or len(name) > 63 or not LABEL_VALUE.match(name):
-        problems.error(path(where, "metadata", "name"), "must be at most 63 characters in label-value format")
+    if not _policy_name_ok(name):
+        problems.error(path(where, "metadata", "name"), POLICY_NAME_RULE)
     spec = policy.get("spec")
     if not isinstance(spec, dict):
         problems.error(path(where, "spec"), "must be a mapping")

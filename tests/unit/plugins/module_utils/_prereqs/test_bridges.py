@@ -45,7 +45,7 @@ def test_vlan_and_port_rules():  # NN-08, NN-09, NN-13, NN-14
         {"name": "br2", "ports": ["eno2"], "node_selector": {"role": "bad value!"}},
     ]})
     assert ("bridges[0].vlans[1]", "overlaps VLANs 150-150") in problems
-    assert ("bridges[0].policy_name", "must be at most 63 characters in label-value format") in problems
+    assert any(p == "bridges[0].policy_name" and "at most 63 characters" in m for p, m in problems)
     assert ("bridges[1].ports", ("port eno2 is already a port of bridge br1 (an interface can belong to one controller "
                                  "only)")) in problems
     assert ("bridges[1].node_selector.role", "value 'bad value!' is not a valid label value") in problems
@@ -394,3 +394,15 @@ def test_the_migration_range_takes_the_whereabouts_start_end_form():
                           "node_networks": ["10.0.0.0/16"]})
     message = "'10.200.5.50-10.200.6.10/24': 10.200.6.10 must follow 10.200.5.50 inside 10.200.5.0/24"
     assert problems == {("migration_network.range", message)}
+
+
+@pytest.mark.parametrize("name", ["br_1-policy", "Br1-policy", "-br1", "x" * 64, "br1..policy"])
+def test_a_policy_name_the_api_server_or_nmstate_refuses_is_refused(name):
+    problems = errors_of({"bridges": [{"name": "br1", "ports": ["eno2"], "policy_name": name}]})
+    assert any(p == "bridges[0].policy_name" and "at most 63 characters" in m and "DNS-1123 subdomain" in m
+               for p, m in problems)
+
+
+def test_a_dotted_policy_name_is_fine():
+    result = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"], "policy_name": "site.br1-policy"}]})
+    assert result["objects"][0]["metadata"]["name"] == "site.br1-policy"
