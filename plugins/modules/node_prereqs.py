@@ -14,7 +14,7 @@ author:
 description:
   - Computes, on the controller and without a cluster, the objects a bare-metal KubeVirt cluster needs besides its
     operands, and the HyperConverged settings that go with them. Every section is validated first; a refusal lists
-    every problem with its field path and returns no object. Every key is checked, at every depth the spec defines:
+    every problem with its field path and returns no object. Every key is checked, at every depth the spec defines;
     an unknown one (C(polices), C(vlan) for C(vlans)) is refused at its path with the nearest known key, and its
     section is not checked further, so a typo gives one error.
   - C(swap) - swap size per node (C(RAM x (overcommit/100 - 1)), MiB rounded up, 0 at or below 100 percent) and the

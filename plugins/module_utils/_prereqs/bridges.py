@@ -648,7 +648,7 @@ def _whereabouts_range(problems: Problems, where: str, text: t.Any) -> ipaddress
     except ValueError:
         problems.error(where, f"{text!r} is not a CIDR or a START-END/PREFIX range")
         return None
-    if end.version != start.version or end not in network or end < start:
+    if end not in network or int(end) < int(start):  # not in the network: another family, or beyond it
         problems.error(where, f"{text!r}: {end} must follow {start} inside {network}")
         return None
     return network
