@@ -210,14 +210,16 @@ def test_rbac_denial_names_user_verb_resource_and_namespace(control_plane, names
                               "--resource=*.*")
     control_plane.kubectl_run("create", "clusterrolebinding", f"{namespace}-read",
                               f"--clusterrole={namespace}-read", "--user=limited")
-    mark = control_plane.audit_offset()
-    with pytest.raises(ApplyFailed) as failure:
-        apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
-                               "metadata": {"name": "x", "namespace": namespace}, "data": {}}],
-              context="limited", apply_set=namespace)
-    assert failure.value.errors[0]["message"] == f"user limited cannot patch configmaps in namespace {namespace}"
-    assert server_writes(control_plane, mark, "limited") == []
-    control_plane.kubectl_run("delete", "clusterrolebinding", f"{namespace}-read")
+    try:
+        mark = control_plane.audit_offset()
+        with pytest.raises(ApplyFailed) as failure:
+            apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
+                                   "metadata": {"name": "x", "namespace": namespace}, "data": {}}],
+                  context="limited", apply_set=namespace)
+        assert failure.value.errors[0]["message"] == f"user limited cannot patch configmaps in namespace {namespace}"
+        assert server_writes(control_plane, mark, "limited") == []
+    finally:  # the API server is shared by the tests of this worker
+        control_plane.kubectl_run("delete", "clusterrolebinding", f"{namespace}-read")
     with pytest.raises(KubeError) as denied:
         apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
                                "metadata": {"name": "x", "namespace": namespace}}], context="limited")

@@ -538,15 +538,20 @@ def test_no_right_to_delete_stops_the_run_before_it_writes_anything(control_plan
     role = f"no-delete-{namespace}"[:60]
     control_plane.kubectl_run("create", "clusterrole", role, "--verb=get,list,create,patch", "--resource=configmaps")
     control_plane.kubectl_run("create", "clusterrolebinding", role, f"--clusterrole={role}", "--user=limited")
-    _until_allowed(control_plane, "limited", "list", "configmaps")
-    first = [config_map(namespace, "kept"), config_map(namespace, "dropped")]
-    apply(control_plane, first, context="limited", apply_set=role, prune=True)
-    changed = config_map(namespace, "kept")
-    changed["data"]["k"] = "new"
-    mark = control_plane.audit_offset()
-    with pytest.raises(ApplyFailed) as failure:
-        apply(control_plane, [changed], context="limited", apply_set=role, prune=True)
-    assert "cannot delete configmaps in namespace " + namespace in str(failure.value)
-    assert server_writes(control_plane, mark, "limited") == []
+    try:
+        _until_allowed(control_plane, "limited", "list", "configmaps")
+        first = [config_map(namespace, "kept"), config_map(namespace, "dropped")]
+        apply(control_plane, first, context="limited", apply_set=role, prune=True)
+        changed = config_map(namespace, "kept")
+        changed["data"]["k"] = "new"
+        mark = control_plane.audit_offset()
+        with pytest.raises(ApplyFailed) as failure:
+            apply(control_plane, [changed], context="limited", apply_set=role, prune=True)
+        assert "cannot delete configmaps in namespace " + namespace in str(failure.value)
+        assert server_writes(control_plane, mark, "limited") == []
+    finally:
+        # The API server is shared by the tests of this worker: the limited user must be left with no rights.
+        control_plane.kubectl_run("delete", "clusterrolebinding", role)
+        control_plane.kubectl_run("delete", "clusterrole", role)
     assert json.loads(control_plane.kubectl_run("get", "configmap", "kept", "-n", namespace, "-o",
                                                 "json").stdout)["data"]["k"] == "kept"
