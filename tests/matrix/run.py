@@ -6,13 +6,16 @@
     python tests/matrix/run.py                 # the site in render mode on the example inventory under each
                                                # version, output compared byte for byte with the reference's,
                                                # then ansible-test units under each version
-    python tests/matrix/run.py --units ends    # ansible-test units under the oldest and newest only (the suite)
+    python tests/matrix/run.py --units ends    # ansible-test units under the newest, the unit tests with plain
+                                               # pytest under the oldest (the suite)
     python tests/matrix/run.py --units none    # the renders only
     python tests/matrix/run.py --sanity newest # and ansible-test sanity under the newest (what Galaxy and
                                                # Automation Hub certification run)
 
 The unit tests exercise the pure-Python core (no Ansible imports) and the filters; the versions in between add
-~30 s each and nothing the oldest and newest do not, so the test command runs them at the ends only.
+~30 s each and nothing the oldest and newest do not, so the test command runs them at the ends only: ansible-test
+units under the newest (what certification runs), and the same tests with plain pytest in the oldest's venv
+(ansible-test's runner costs about two minutes of CPU more there, beside the QEMU guest that bounds the suite).
 
 The virtualenvs live in $VIRTINFRA_CACHE/ansible-core, keyed by a hash of what goes into them (older ones removed).
 Under CI=true a version whose Python is missing fails the run instead of being skipped.
@@ -215,6 +218,14 @@ def units(venv: pathlib.Path, copy: pathlib.Path) -> subprocess.CompletedProcess
                           timeout=1800)
 
 
+def pytest_units(venv: pathlib.Path) -> subprocess.CompletedProcess:
+    """The unit tests with plain pytest in this venv (tests/conftest.py makes the collection importable)."""
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}")
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
+                           "tests/unit"], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1800)
+
+
 def sanity(venv: pathlib.Path) -> subprocess.CompletedProcess:
     """scripts/ansible-test sanity (its own copy of the tree, pip stand-in and home) with this venv's ansible-test."""
     env = dict(os.environ, ANSIBLE_TEST_VENV=str(venv))
@@ -280,9 +291,10 @@ def main() -> int:
         copy = unit_copy()
         for release in available if args.units == "all" else [r for r in available if r in (rows[0], rows[-1])]:
             start = time.monotonic()
-            result = units(venvs[release.version], copy)
-            passed = sum(int(n) for n in re.findall(r"=+ (\d+) passed", result.stdout + result.stderr))
-            summary = f"{passed} tests passed"
+            plain_pytest = args.units == "ends" and release == rows[0] and release != rows[-1]
+            result = pytest_units(venvs[release.version]) if plain_pytest else units(venvs[release.version], copy)
+            passed = sum(int(n) for n in re.findall(r"(\d+) passed", result.stdout + result.stderr))
+            summary = f"{passed} tests passed" + (" (pytest)" if plain_pytest else " (ansible-test units)")
             table.append(f"{release.version:<9} {'':<11} units  {time.monotonic() - start:5.1f}s  "
                          f"{'ok' if result.returncode == 0 else 'FAILED'}: {summary}")
             if result.returncode != 0:
