@@ -293,6 +293,14 @@ def normalize(provided: t.Mapping[str, t.Any]) -> Settings:
     return Settings(values, given, errors + _consistency(values, given))
 
 
+# Flat settings that are shortcuts for a field of the HyperConverged spec.
+SPEC_PATHS: dict[str, tuple[str, ...]] = {
+    "overcommit_percent": ("higherWorkloadDensity", "memoryOvercommitPercentage"),
+    "infra_node_selector": ("infra", "nodePlacement", "nodeSelector"),
+    "workload_node_selector": ("workloads", "nodePlacement", "nodeSelector"),
+}
+
+
 def _consistency(values: dict[str, t.Any], given: set[str]) -> list[str]:
     errors = []
     if values["migration_nic"] and not values["migration_range"]:
@@ -304,16 +312,10 @@ def _consistency(values: dict[str, t.Any], given: set[str]) -> list[str]:
     if values["vm_networks"] and not values["vm_bridge_nic"]:
         errors.append("site_vm_networks: set without site_vm_bridge_nic, the NIC of the bridge they attach to")
     spec = values["hyperconverged_spec"]
-    conflicts = {
-        "site_overcommit_percent": (("higherWorkloadDensity", "memoryOvercommitPercentage"),
-                                    values["overcommit_percent"]),
-        "site_infra_node_selector": (("infra", "nodePlacement", "nodeSelector"), values["infra_node_selector"]),
-        "site_workload_node_selector": (("workloads", "nodePlacement", "nodeSelector"),
-                                        values["workload_node_selector"]),
-        "site_migration_nic": (("liveMigrationConfig", "network"), None),
-    }
-    for name, (path, flat) in conflicts.items():
-        found = _from_spec(spec, *path)
+    # The migration NIC makes the prerequisites set liveMigrationConfig.network to their own NAD.
+    for short, path in (*SPEC_PATHS.items(), ("migration_nic", ("liveMigrationConfig", "network"))):
+        name, found = f"site_{short}", _from_spec(spec, *path)
+        flat = values[short] if short in SPEC_PATHS else None
         if name in given and found is not None and found != flat:
             errors.append(f"{name}: contradicts site_hyperconverged_spec.{'.'.join(path)} ({found!r}); set one of "
                           "the two")
@@ -332,9 +334,7 @@ def effective(settings: Settings) -> dict[str, t.Any]:
     value (the two never contradict: normalize refuses that)."""
     values = dict(settings.values)
     spec = values["hyperconverged_spec"]
-    for name, path in (("overcommit_percent", ("higherWorkloadDensity", "memoryOvercommitPercentage")),
-                       ("infra_node_selector", ("infra", "nodePlacement", "nodeSelector")),
-                       ("workload_node_selector", ("workloads", "nodePlacement", "nodeSelector"))):
+    for name, path in SPEC_PATHS.items():
         found = _from_spec(spec, *path)
         if f"site_{name}" not in settings.given and found is not None:
             values[name] = found

@@ -607,34 +607,31 @@ def _nad_trunk(problems: Problems, where: str, entries: t.Any, trunk: list[tuple
         at = path(where, index)
         entry = entry if isinstance(entry, dict) else {"id": entry}
         # The bridge CNI applies an item's id and its minID-maxID range both, when both are given.
-        spans: list[tuple[int, int]] = []
-        if "id" in entry:
-            spans.append((entry["id"], entry["id"]))
-        if "min_id" in entry or "max_id" in entry or "id" not in entry:
-            low, high = entry.get("min_id"), entry.get("max_id")
-            if low is None or high is None:
-                problems.error(at, "both min_id and max_id are required")
-                continue
-            spans.append((low, high))
-        item: dict[str, int] = {}
-        for low, high in spans:
-            if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 4094 for v in (low, high)):
-                problems.error(at, "VLAN ids must be within 1-4094")
-                break
-            if low > high:
-                problems.error(at, f"min_id {low} is greater than max_id {high}")
-                break
-            missing = [v for v in range(low, high + 1) if not _trunked(v, trunk, native)]
-            if missing:
-                problems.error(at, f"VLAN {missing[0]} is not trunked on the bridge uplink (add it to the bridge's "
-                                   "vlans)")
-                break
-            item.update({"id": low} if (low, high) == spans[0] and "id" in entry else {"minID": low, "maxID": high})
-        else:
-            if len(spans) == 1 and "id" not in entry and spans[0][0] == spans[0][1]:
-                item = {"id": spans[0][0]}  # a one-VLAN range is written as an id, as before
-            result.append(item)
+        ranged = "min_id" in entry or "max_id" in entry or "id" not in entry
+        if ranged and (entry.get("min_id") is None or entry.get("max_id") is None):
+            problems.error(at, "both min_id and max_id are required")
+            continue
+        spans = ([(entry["id"], entry["id"])] if "id" in entry else []) + (
+            [(entry["min_id"], entry["max_id"])] if ranged else [])
+        problem = next(filter(None, (_trunk_problem(low, high, trunk, native) for low, high in spans)), None)
+        if problem:
+            problems.error(at, problem)
+            continue
+        item: dict[str, int] = {"id": entry["id"]} if "id" in entry else {}
+        if ranged:
+            low, high = entry["min_id"], entry["max_id"]
+            item.update({"id": low} if low == high and not item else {"minID": low, "maxID": high})
+        result.append(item)
     return result
+
+
+def _trunk_problem(low: t.Any, high: t.Any, trunk: list[tuple[int, int]], native: int | None) -> str | None:
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 4094 for v in (low, high)):
+        return "VLAN ids must be within 1-4094"
+    if low > high:
+        return f"min_id {low} is greater than max_id {high}"
+    missing = [v for v in range(low, high + 1) if not _trunked(v, trunk, native)]
+    return f"VLAN {missing[0]} is not trunked on the bridge uplink (add it to the bridge's vlans)" if missing else None
 
 
 def _whereabouts_range(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:

@@ -30,9 +30,8 @@ INPUT_CHECKS: dict[str, t.Callable[[Problems, t.Mapping[str, t.Any]], None]] = {
 def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """{objects, delete_first, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every
     problem. ``delete_first`` are objects to delete before applying: what the cluster refuses to update in place."""
-    unknown = sorted(set(spec) - set(SECTIONS) - set(SHARED_KEYS))
     top = Problems("input")
-    check_keys(top, "", dict.fromkeys(unknown), [*SHARED_KEYS, *SECTIONS])
+    check_keys(top, "", dict(spec), [*SHARED_KEYS, *SECTIONS])
     errors: list[FieldError] = list(top.errors)
     warnings: list[str] = []
     results: dict[str, dict[str, t.Any]] = {}
