@@ -13,6 +13,7 @@ import dataclasses
 import json
 import typing as t
 
+from . import gotypes
 from .errors import BuildError
 from .profile import ReleaseProfile
 
@@ -59,8 +60,16 @@ def convert(spec: t.Mapping[str, t.Any], annotations: t.Mapping[str, str], profi
         settings.mdev_enabled = stored.get("mdevConfigEnable")
         settings.persistent_reservation_enabled = stored.get("persistentReservationEnabled")
         settings.multi_arch_enabled = stored.get("multiArchEnabled")
-        settings.gates = [dict(g) for g in stored.get("featureGates") or [] if isinstance(g, dict)]
-        settings.observability = stored.get("observability")
+        # HCO decodes these two into the v1 Go types: keys those types lack are dropped, not carried.
+        v1_spec = gotypes.root("HyperConvergedV1")
+        try:
+            gates = gotypes.decode([g for g in stored.get("featureGates") or [] if isinstance(g, dict)],
+                                   gotypes.field(v1_spec, "featureGates"), "featureGates")
+            settings.observability = gotypes.decode(stored.get("observability"), gotypes.field(v1_spec, "observability"),
+                                                    "observability")
+        except gotypes.GoDecodeError as exc:
+            raise BuildError(f"metadata.annotations[{V1_ONLY_FIELDS}]", f"failed to convert to v1: {exc}") from exc
+        settings.gates = gates or []
 
     gates = spec.get("featureGates") or {}
     for name in CONVERTED_GATES:

@@ -4,9 +4,8 @@
 """The four ``*/jsonpatch`` annotations, applied the way HCO does (hco-mapping.md section 5.6). PRIVATE.
 
 HCO applies the RFC 6902 patch to the JSON of the built object and then decodes the result *back over the
-same Go object*. Go's decoder merges: object keys that are missing keep the built value, maps gain keys but
-never lose them, lists take the new length but each element is decoded over the old element at its index,
-and ``null`` clears only pointers, maps and lists. :func:`decode_over` reproduces that.
+same Go object* (:func:`.gotypes.decode_over`): Go's decoder merges into what is there, and a key the operand's
+Go type does not have (SSP ``/spec/tektonPipelines``) disappears.
 """
 
 from __future__ import annotations
@@ -20,6 +19,7 @@ try:
 except ImportError:  # pragma: no cover - reported by render() with the install hint
     jsonpatch = None  # type: ignore[assignment]
 
+from . import gotypes
 from .errors import BuildError
 
 ANNOTATIONS = {
@@ -29,7 +29,6 @@ ANNOTATIONS = {
     "SSP": "ssp.kubevirt.io/jsonpatch",
 }
 _OPS = ("add", "remove", "replace", "move", "copy", "test")
-_DELETE = object()
 
 
 def _path(annotation: str) -> str:
@@ -71,38 +70,6 @@ def count_operations(raw: str | None) -> int:
     return len(operations) if isinstance(operations, list) else 0
 
 
-def decode_over(old: t.Any, new: t.Any, path: str = "") -> t.Any:
-    """Decode JSON value ``new`` over the already-built value ``old`` with Go's merge semantics."""
-    if new is None:
-        return _DELETE if isinstance(old, (dict, list)) or old is None else old
-    if old is None:
-        return new
-    if isinstance(old, dict):
-        if not isinstance(new, dict):
-            raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the object at {path or '/'}")
-        result = dict(old)
-        for key, value in new.items():
-            merged = decode_over(old.get(key), value, f"{path}/{key}")
-            if merged is _DELETE:
-                result.pop(key, None)
-            else:
-                result[key] = merged
-        return result
-    if isinstance(old, list):
-        if not isinstance(new, list):
-            raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the array at {path}")
-        items = []
-        for index, value in enumerate(new):
-            merged = decode_over(old[index] if index < len(old) else None, value, f"{path}/{index}")
-            if merged is not _DELETE:
-                items.append(merged)
-        return items
-    if isinstance(old, bool) != isinstance(new, bool) or isinstance(old, str) != isinstance(new, str) or (
-            isinstance(old, (int, float)) and not isinstance(new, (int, float))):
-        raise TypeError(f"json: cannot unmarshal {type(new).__name__} into the {type(old).__name__} at {path}")
-    return new
-
-
 def apply(obj: dict[str, t.Any], raw: str | None, annotation: str) -> dict[str, t.Any]:
     """Return ``obj`` with the annotation's patch applied (HCO's ApplyPatchToSpec)."""
     operations = parse(raw, annotation)
@@ -113,8 +80,11 @@ def apply(obj: dict[str, t.Any], raw: str | None, annotation: str) -> dict[str, 
         patched = jsonpatch.JsonPatch(operations).apply(document)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError, TypeError) as exc:
         raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
+    if not isinstance(patched.get("spec"), dict):
+        raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: the patched spec is "
+                                            f"not an object")
     try:
-        merged = decode_over(obj, patched)
-    except TypeError as exc:
+        spec = gotypes.decode_over(obj.get("spec") or {}, patched["spec"], gotypes.root(obj["kind"]), "spec")
+    except gotypes.GoDecodeError as exc:
         raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
-    return t.cast(dict, merged)
+    return {**obj, "spec": spec}

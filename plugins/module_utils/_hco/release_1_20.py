@@ -124,16 +124,17 @@ PROFILE = ReleaseProfile(
         "discontinued_gates": ("withHostPassthroughCPU", "deployTektonTaskResources", "nonRoot", "enableManagedTenantQuota"),
         "moved_gates": ("enableApplicationAwareQuota", "enableCommonBootImageImport", "deployVmConsoleProxy"),
         "replaced_gates": {
-            "disableMDevConfiguration": "spec.mediatedDevicesConfiguration.enabled (hco.kubevirt.io/v1)",
-            "persistentReservation": "spec.storage.persistentReservationConfiguration.enabled (hco.kubevirt.io/v1)",
-            "enableMultiArchBootImageImport": "spec.workloadSources.enableMultiArchBootImageImport (hco.kubevirt.io/v1)",
+            "disableMDevConfiguration": "spec.virtualization.mediatedDevicesConfiguration.enabled",
+            "persistentReservation": "spec.storage.persistentReservationConfiguration.enabled",
+            "enableMultiArchBootImageImport": "spec.workloadSources.enableMultiArchBootImageImport",
         },
         "high_burst_warning": True,
     },
     warnings={
         "discontinued": "spec.featureGates.{0} is deprecated and ignored. It will be removed in a future version;",
         "moved": "spec.featureGates.{0} is deprecated and ignored. It will removed in a future version; use spec.{0} instead",
-        "replaced": "spec.featureGates.{0} is deprecated. It will be removed in a future version; use {1} instead",
+        "replaced": "spec.featureGates.{0} is deprecated. Use {1} in the v1 API instead; it will be removed in a "
+                    "future version.",
         "high_burst": "spec.tuningPolicy: the highBurst profile is deprecated as of v1.16.0 and will be removed in a future release",
     },
     kubevirt={
@@ -224,8 +225,9 @@ PROFILE = ReleaseProfile(
         "KV_CONSOLE_PROXY_IMAGE": (
             "quay.io/kubevirt-ui/kubevirt-apiserver-proxy@sha256:"
             "147a0a9fbd8169bdf150242d8a7aaf4587634bf30e588639a0f854777aba62d1"),
-        # HCO pins a digest of wasp-agent v1.2.2 (WASP_AGENT_VERSION); the full digest was not available to us.
-        "WASP_AGENT_IMAGE": "quay.io/openshift-virtualization/wasp-agent:v1.2.2",
+        # The 1.20.0 CSV's pin (WASP_AGENT_VERSION v1.2.2).
+        "WASP_AGENT_IMAGE": "quay.io/openshift-virtualization/wasp-agent@sha256:"
+                            "daaf1bd032a32a99ef8e5c9d7d40d6732713b0cbfe49952d6d2ce5fa38e78294",
         # AIE webhook: the digest in the 1.20.0 CSV we could read (a later revision than the profile's commit).
         "AIE_WEBHOOK_IMAGE": (
             "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d"),

@@ -252,8 +252,6 @@ def render(
     warnings = list(verdict.warnings) if verdict else []
     if errors:
         raise RenderError(errors, warnings)
-    if profile.webhook["high_burst_warning"] and spec.get("tuningPolicy") == "highBurst":
-        warnings.append(profile.warnings["high_burst"])
 
     build_errors: list[BuildError] = []
     v1 = V1Settings()

@@ -172,17 +172,16 @@ def _affinity(spec: t.Mapping[str, t.Any], verdict: Verdict) -> None:
             verdict.fail(f"spec.{side}.nodePlacement.affinity", f"invalid {label} node placement affinity: {problem}")
 
 
-def _gate_warnings(spec: t.Mapping[str, t.Any], operation: str, profile: ReleaseProfile) -> list[str]:
+def _gate_warnings(spec: t.Mapping[str, t.Any], profile: ReleaseProfile) -> list[str]:
     gates = spec.get("featureGates") or {}
     texts = profile.warnings
     warnings = [texts["discontinued"].format(name) for name in profile.webhook["discontinued_gates"] if name in gates]
     for name, replacement in profile.webhook["replaced_gates"].items():
         if name in gates:
             warnings.append(texts["replaced"].format(name, replacement))
-    # On UPDATE the "moved" warning only fires when the value appeared or changed; the request we render
-    # replaces nothing, so only CREATE reports it.
-    if operation == "CREATE":
-        warnings += [texts["moved"].format(name) for name in profile.webhook["moved_gates"] if name in gates]
+    # HCO compares with the existing object, which it sees converted back from the stored v1 object; that
+    # conversion drops these gates, so an UPDATE that carries one warns as a CREATE does (1.20.0, observed).
+    warnings += [texts["moved"].format(name) for name in profile.webhook["moved_gates"] if name in gates]
     return warnings
 
 
@@ -198,8 +197,11 @@ def validate(spec: t.Mapping[str, t.Any], metadata: t.Mapping[str, t.Any], opera
     _data_import_cron_templates(spec, verdict)
     _tls(spec, profile, verdict)
     _mediated_devices(spec, verdict)
-    verdict.warnings += _gate_warnings(spec, operation, profile)
-    if hooks["deprecated_gates_short_circuit"] and verdict.warnings and not verdict.errors:
+    if hooks["high_burst_warning"] and spec.get("tuningPolicy") == "highBurst":
+        verdict.warnings.append(profile.warnings["high_burst"])  # HCO's first warning
+    gate_warnings = _gate_warnings(spec, profile)
+    verdict.warnings += gate_warnings
+    if hooks["deprecated_gates_short_circuit"] and gate_warnings and not verdict.errors:
         verdict.admitted_early = True
         return verdict
     if hooks["affinity_validation"]:

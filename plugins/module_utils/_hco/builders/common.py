@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
+from .. import gotypes
 from ..errors import BuildError
 from ..golang import canonical_quantity, normalize_duration
 from ..view import HCView
@@ -55,17 +56,11 @@ def new_object(
 
 
 def placement(source: t.Mapping[str, t.Any] | None, affinity_value_type: bool = False) -> dict[str, t.Any]:
-    """Deep copy of ``{nodeSelector, affinity, tolerations}`` with Go omitempty applied."""
-    result: dict[str, t.Any] = {}
-    source = source or {}
-    if source.get("nodeSelector"):
-        result["nodeSelector"] = dict(source["nodeSelector"])
-    if source.get("affinity") is not None:
-        result["affinity"] = copy.deepcopy(source["affinity"])
-    elif affinity_value_type:
-        result["affinity"] = {}
-    if source.get("tolerations"):
-        result["tolerations"] = copy.deepcopy(source["tolerations"])
+    """A ``NodePlacement`` copied as Go copies it: nil affinity omitted, ``affinity: {}`` kept, empty nodeSelector and
+    tolerations omitted. ``affinity_value_type``: the target's affinity is a struct value (encoded even when empty)."""
+    result = gotypes.decode(source, gotypes.root("NodePlacement"), "nodePlacement") or {}
+    if affinity_value_type:
+        result.setdefault("affinity", {})
     return result
 
 

@@ -85,10 +85,11 @@ def _deployment(view: HCView, name: str, container: dict[str, t.Any], volumes: l
     deployment = common.new_object(view, "apps/v1", "Deployment", name, name)
     pod_labels = common.labels(view, name)
     pod_spec: dict[str, t.Any] = {}
-    infra = view.infra
-    if infra is not None:
-        pod_spec.update(common.placement(infra))
-    elif view.facts.infrastructure_highly_available:
+    if view.infra is not None:
+        pod_spec.update(common.placement(view.infra))
+    # HCO's default applies whenever the infra placement brings no affinity (nil pointer), with or without a
+    # nodeSelector or tolerations.
+    if "affinity" not in pod_spec and view.facts.infrastructure_highly_available:
         pod_spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
             "podAffinityTerm": {
                 "labelSelector": {"matchExpressions": [

@@ -122,22 +122,23 @@ def _network(view: HCView) -> dict[str, t.Any]:
 
 def _permitted_host_devices(source: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     result: dict[str, t.Any] = {}
+    # Selector and resourceName have no omitempty in KubeVirt's types ("" is encoded); externalResourceProvider has.
     pci = [
-        common.omit_empty({"pciVendorSelector": d.get("pciDeviceSelector"), "resourceName": d.get("resourceName"),
-                           "externalResourceProvider": d.get("externalResourceProvider")})
+        {"pciVendorSelector": d.get("pciDeviceSelector"), "resourceName": d.get("resourceName"),
+         **common.omit_empty({"externalResourceProvider": d.get("externalResourceProvider")})}
         for d in source.get("pciHostDevices") or [] if not d.get("disabled")
     ]
     mdevs = [
-        common.omit_empty({"mdevNameSelector": d.get("mdevNameSelector"), "resourceName": d.get("resourceName"),
-                           "externalResourceProvider": d.get("externalResourceProvider")})
+        {"mdevNameSelector": d.get("mdevNameSelector"), "resourceName": d.get("resourceName"),
+         **common.omit_empty({"externalResourceProvider": d.get("externalResourceProvider")})}
         for d in source.get("mediatedDevices") or [] if not d.get("disabled")
     ]
     usb = []
     for device in source.get("usbHostDevices") or []:
         if device.get("disabled"):
             continue
-        entry = common.omit_empty({"resourceName": device.get("resourceName"),
-                                   "externalResourceProvider": device.get("externalResourceProvider")})
+        entry = {"resourceName": device.get("resourceName"),
+                 **common.omit_empty({"externalResourceProvider": device.get("externalResourceProvider")})}
         if device.get("selectors"):
             entry["selectors"] = [{"vendor": s.get("vendor", ""), "product": s.get("product", "")}
                                   for s in device["selectors"]]

@@ -17,7 +17,10 @@ NAME = "cluster"
 
 
 def _placement_side(source: t.Mapping[str, t.Any] | None) -> dict[str, t.Any] | None:
-    if not source or not (source.get("nodeSelector") or source.get("affinity") or source.get("tolerations")):
+    # HCO: a side exists when the placement is non-nil and has a non-nil affinity pointer (``{}`` counts),
+    # a toleration or a nodeSelector entry (len > 0).
+    if source is None or not (source.get("affinity") is not None or source.get("nodeSelector")
+                              or source.get("tolerations")):
         return None
     return common.placement(source, affinity_value_type=True)
 

@@ -18,11 +18,12 @@ from ..view import HCView
 from . import common
 
 NAME = "virt-observability-controller"
-# HCO's monitoring component label; not visible in the sources we could read for this Deployment (see the guide).
-COMPONENT = "monitoring"
+# HCO labels it with its own AppComponentObservability constant (not "monitoring"); the constant's value is not in
+# the sources we could read (see the guide).
+COMPONENT = "observability"
 IMAGE_VARIABLE = "OBSERVABILITY_CONTROLLER_IMAGE"
 GATE = "deployObservabilityController"
-# v1 ``observability`` list field -> controller flag, in the order the flags are added.
+# v1 ``observability`` allow-list -> controller flag, in the order the flags are added.
 ALLOWLISTS = (("allowedMetrics", "--metrics-allowlist"), ("allowedAlerts", "--alerts-allowlist"),
               ("allowedRecordingRules", "--recording-rules-allowlist"))
 
@@ -44,16 +45,13 @@ def _tls_args(view: HCView) -> list[str]:
 
 
 def _allowlist_args(view: HCView) -> list[str]:
-    observability: dict[str, t.Any] = view.v1.observability if isinstance(view.v1.observability, dict) else {}
-    workloads: dict[str, t.Any] = observability.get("workloads") or {}
-    if not isinstance(workloads, dict):
-        workloads = {}
-    args = []
-    for field, flag in ALLOWLISTS:
-        values = workloads.get(field) or []
-        if values:
-            args.append(f"{flag}={','.join(str(v) for v in values)}")
-    return args
+    # v1 Observability: workloads.allowedMetrics, and allowedAlerts / allowedRecordingRules beside workloads.
+    observability: dict[str, t.Any] = view.v1.observability or {}
+    sources: dict[str, list[t.Any]] = {
+        "allowedMetrics": (observability.get("workloads") or {}).get("allowedMetrics") or [],
+        "allowedAlerts": observability.get("allowedAlerts") or [],
+        "allowedRecordingRules": observability.get("allowedRecordingRules") or []}
+    return [f"{flag}={','.join(str(v) for v in sources[field])}" for field, flag in ALLOWLISTS if sources[field]]
 
 
 def build(view: HCView) -> list[dict[str, t.Any]]:

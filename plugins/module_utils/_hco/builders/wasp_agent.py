@@ -10,7 +10,6 @@ PRIVATE.
 
 from __future__ import annotations
 
-import copy
 import typing as t
 
 from ..view import HCView
@@ -74,15 +73,9 @@ def _daemonset(view: HCView) -> dict[str, t.Any]:
         "volumes": [{"hostPath": {"path": "/", "type": ""}, "name": "host"},
                     {"hostPath": {"path": "/", "type": ""}, "name": "rootfs"}],
     }
-    infra = view.infra
-    if infra is not None:
-        if infra.get("nodeSelector"):
-            pod["nodeSelector"] = dict(infra["nodeSelector"])
-        if infra.get("affinity") is not None:
-            pod["affinity"] = copy.deepcopy(infra["affinity"])
-        if infra.get("tolerations"):
-            pod["tolerations"] = copy.deepcopy(infra["tolerations"])
-    elif view.facts.infrastructure_highly_available:
+    if view.infra is not None:
+        pod.update(common.placement(view.infra))
+    elif view.facts.infrastructure_highly_available:  # unlike the console Deployments: only without any placement
         pod["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
             "podAffinityTerm": {
                 "labelSelector": {"matchExpressions": [

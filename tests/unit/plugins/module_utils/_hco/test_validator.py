@@ -72,3 +72,44 @@ def test_the_same_values_within_the_limits_are_accepted():
     hc = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
           "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"}, "spec": spec}
     assert render(hyperconverged=hc, release="1.20", cluster={"platform": "kubernetes"}).operands
+
+
+# HCO 1.20.0's warning texts and order (hco-mapping.md section 13.3), typed out from the spec's table.
+EXPECTED_WARNINGS = [
+    "spec.tuningPolicy: the highBurst profile is deprecated as of v1.16.0 and will be removed in a future release",
+    "spec.featureGates.withHostPassthroughCPU is deprecated and ignored. It will be removed in a future version;",
+    "spec.featureGates.nonRoot is deprecated and ignored. It will be removed in a future version;",
+    ("spec.featureGates.disableMDevConfiguration is deprecated. Use "
+     "spec.virtualization.mediatedDevicesConfiguration.enabled in the v1 API instead; it will be removed in a future "
+     "version."),
+    ("spec.featureGates.persistentReservation is deprecated. Use spec.storage.persistentReservationConfiguration.enabled "
+     "in the v1 API instead; it will be removed in a future version."),
+    ("spec.featureGates.enableMultiArchBootImageImport is deprecated. Use "
+     "spec.workloadSources.enableMultiArchBootImageImport in the v1 API instead; it will be removed in a future version."),
+    ("spec.featureGates.enableApplicationAwareQuota is deprecated and ignored. It will removed in a future version; "
+     "use spec.enableApplicationAwareQuota instead"),
+    ("spec.featureGates.deployVmConsoleProxy is deprecated and ignored. It will removed in a future version; "
+     "use spec.deployVmConsoleProxy instead"),
+]
+
+
+@pytest.mark.parametrize("operation", ["create", "update"])
+def test_warnings_carry_hcos_texts_in_hcos_order(operation):
+    # Gates listed out of HCO's order: the warnings still follow it (group by group, gate by gate).
+    gates = {"deployVmConsoleProxy": True, "enableMultiArchBootImageImport": True, "nonRoot": True,
+             "persistentReservation": True, "enableApplicationAwareQuota": True, "disableMDevConfiguration": True,
+             "withHostPassthroughCPU": True}
+    hc = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+          "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},
+          "spec": {"featureGates": gates, "tuningPolicy": "highBurst"}}
+    result = render(hyperconverged=hc, release="1.20", cluster={"platform": "kubernetes"}, operation=operation)
+    assert result.warnings == EXPECTED_WARNINGS
+
+
+def test_the_highburst_warning_comes_with_a_refusal_too():
+    hc = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+          "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},
+          "spec": {"tuningPolicy": "highBurst", "kubeSecondaryDNSNameServerIP": "::1"}}
+    with pytest.raises(RenderError) as failure:
+        render(hyperconverged=hc, release="1.20", cluster={"platform": "kubernetes"})
+    assert failure.value.warnings == EXPECTED_WARNINGS[:1]

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 GATE_ON = {"featureGates": [{"name": "deployObservabilityController"}]}
@@ -85,7 +86,26 @@ def test_tls_profile_type_and_custom_settings():
 
 
 def test_allowlists_from_the_v1_observability_settings():
+    # The v1 type (HyperConverged CRD, v1): workloads.allowedMetrics; allowedAlerts and allowedRecordingRules
+    # beside workloads. The same names inside workloads are not fields of the type and are dropped.
     fields = dict(GATE_ON, observability={"workloads": {"allowedMetrics": ["kubevirt_vmi_phase_count", "x"],
-                                                        "allowedAlerts": [], "allowedRecordingRules": ["r1"]}})
+                                                        "allowedRecordingRules": ["ignored"]},
+                                          "allowedAlerts": [], "allowedRecordingRules": ["r1"]})
     args = container_of(controller(fields))["args"]
     assert args[5:] == ["--metrics-allowlist=kubevirt_vmi_phase_count,x", "--recording-rules-allowlist=r1"]
+
+
+def test_an_observability_value_of_the_wrong_type_is_refused_at_the_annotation():
+    fields = dict(GATE_ON, observability={"allowedAlerts": "KubeVirtVMStuck"})
+    with pytest.raises(RenderError) as failure:
+        controller(fields)
+    assert failure.value.errors[0].path == "metadata.annotations[hco.kubevirt.io/v1-only-fields]"
+    assert "cannot unmarshal string into a slice at observability.allowedAlerts" in failure.value.errors[0].message
+
+
+def test_component_label_is_not_the_monitoring_one():
+    # HCO labels the Deployment with AppComponentObservability, a constant distinct from AppComponentMonitoring.
+    deployment = controller(GATE_ON, variables={"OBSERVABILITY_CONTROLLER_IMAGE": "quay.io/example/obs:v1"})
+    labels = deployment["metadata"]["labels"]
+    assert labels["app.kubernetes.io/component"] == "observability"
+    assert deployment["spec"]["selector"]["matchLabels"]["app.kubernetes.io/component"] == "observability"

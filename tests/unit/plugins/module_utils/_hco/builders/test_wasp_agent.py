@@ -63,3 +63,13 @@ def test_follows_the_infra_placement():  # KC-15
     assert pod["nodeSelector"] == {"node-role.kubernetes.io/infra": ""}
     assert pod["tolerations"] == infra["tolerations"]
     assert "affinity" not in pod
+
+
+def test_default_image_is_the_csv_pinned_digest():
+    # node-prereqs.md, wasp-agent Image: HCO 1.20.0's CSV pins this digest (WASP_AGENT_VERSION v1.2.2).
+    operands = render(hyperconverged=hyperconverged(), release="1.20",
+                      cluster={"platform": "openshift", "namespace": "openshift-cnv"}).operands
+    daemonset = next(o for o in operands if o["kind"] == "DaemonSet" and o["metadata"]["name"] == "wasp-agent")
+    assert daemonset["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        "quay.io/openshift-virtualization/wasp-agent@sha256:"
+        "daaf1bd032a32a99ef8e5c9d7d40d6732713b0cbfe49952d6d2ce5fa38e78294")
