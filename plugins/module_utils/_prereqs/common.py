@@ -89,6 +89,13 @@ def keeps_workloads_off(node: t.Mapping[str, t.Any]) -> str | None:
     return None
 
 
+def node_list(names: t.Sequence[str], shown: int = 5) -> str:
+    """Names for one warning about many nodes: the first few, then how many more (a 500-node site, one line)."""
+    if len(names) <= shown:
+        return ", ".join(names)
+    return f"{', '.join(names[:shown])} and {len(names) - shown} more"
+
+
 def control_plane_vm_nodes(problems: Problems, where: str, nodes: t.Sequence[t.Mapping[str, t.Any]],
                            consequence: str) -> list[str]:
     """Of the selected nodes, the control-plane ones that run VMs (compact and single-node clusters): allowed, with
@@ -104,7 +111,7 @@ def control_plane_vm_nodes(problems: Problems, where: str, nodes: t.Sequence[t.M
         else:
             schedulable.append(str(node.get("name")))
     if schedulable:
-        problems.warn(f"control-plane node(s) {', '.join(schedulable)} run VMs (schedulable control plane): "
+        problems.warn(f"control-plane node(s) {node_list(schedulable)} run VMs (schedulable control plane): "
                       f"{consequence}; the nodes are drained and rebooted one at a time, so keep etcd quorum in mind")
     return schedulable
 

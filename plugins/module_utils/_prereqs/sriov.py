@@ -15,7 +15,7 @@ import json
 import re
 import typing as t
 
-from .common import Problems, check_keys, check_label_map, control_plane_vm_nodes, path, selector_matches
+from .common import Problems, check_keys, check_label_map, control_plane_vm_nodes, node_list, path, selector_matches
 
 KEYS = frozenset(("flavour", "operator_namespace", "supported_nics", "operator_config", "existing_policies", "policies",
                   "networks", "dev_mode", "allow_control_plane", "node_states"))
@@ -416,12 +416,15 @@ def _reboot_warning(problems: Problems, where: str, policy: t.Mapping[str, t.Any
                       f"arguments {IOMMU_KERNEL_ARGS['intel']} (Intel) or {IOMMU_KERNEL_ARGS['amd']} (AMD), then "
                       "drains and reboots each selected node")
         return
+    without: dict[str, list[str]] = {}   # kernel arguments -> the nodes that get them: one warning each
     for node in nodes:
         if isinstance(node, dict) and selector_matches(selector, node.get("labels") or {}) and not node.get("iommu"):
             vendor = str(node.get("cpu_vendor", "intel")).lower()
-            arguments = IOMMU_KERNEL_ARGS.get(vendor, IOMMU_KERNEL_ARGS["intel"])
-            problems.warn(f"{where}: node {node.get('name')} has no IOMMU enabled: the config daemon adds the kernel "
-                          f"arguments {arguments}, then drains and reboots it")
+            without.setdefault(IOMMU_KERNEL_ARGS.get(vendor, IOMMU_KERNEL_ARGS["intel"]), []).append(str(node.get("name")))
+    for arguments, names in without.items():
+        subject = f"node {names[0]} has" if len(names) == 1 else f"nodes {node_list(names)} have"
+        problems.warn(f"{where}: {subject} no IOMMU enabled: the config daemon adds the kernel arguments {arguments}, "
+                      f"then drains and reboots {'it' if len(names) == 1 else 'each'}")
 
 
 def render_nad(network: t.Mapping[str, t.Any], prefix: str) -> dict[str, t.Any]:

@@ -260,3 +260,12 @@ def test_vfio_pci_announces_kernel_arguments_and_reboots():  # SR-35
          "and reboots it")]
     netdevice = sriov.plan(dict(spec(policy(deviceType="netdevice")), nodes=nodes))["warnings"]
     assert not [w for w in netdevice if "reboots" in w]
+
+
+def test_the_iommu_warning_for_200_nodes_is_one_line():
+    nodes = [{"name": f"w{index:03d}", "labels": dict(WORKER)} for index in range(200)]
+    states = {node["name"]: STATES["w1"] for node in nodes}
+    warnings = [w for w in sriov.plan(dict(spec(policy()), nodes=nodes, node_states=states))["warnings"] if "IOMMU" in w]
+    assert warnings == [
+        "policies[0]: nodes w000, w001, w002, w003, w004 and 195 more have no IOMMU enabled: the config daemon adds "
+        "the kernel arguments intel_iommu=on iommu=pt, then drains and reboots each"]
