@@ -267,5 +267,5 @@ def test_the_iommu_warning_for_200_nodes_is_one_line():
     states = {node["name"]: STATES["w1"] for node in nodes}
     warnings = [w for w in sriov.plan(dict(spec(policy()), nodes=nodes, node_states=states))["warnings"] if "IOMMU" in w]
     assert warnings == [
-        "policies[0]: nodes w000, w001, w002, w003, w004 and 195 more have no IOMMU enabled: the config daemon adds "
-        "the kernel arguments intel_iommu=on iommu=pt, then drains and reboots each"]
+        ("policies[0]: nodes w000, w001, w002, w003, w004 and 195 more have no IOMMU enabled: the config daemon adds "
+         "the kernel arguments intel_iommu=on iommu=pt, then drains and reboots each")]
