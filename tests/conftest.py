@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import os
 import pathlib
 import signal
 import sys
@@ -18,6 +19,10 @@ link = LINK_BASE / "ansible_collections" / "virtinfra" / "hyperconverged"
 if not link.exists():
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(ROOT, target_is_directory=True)
+# Ansible's per-user state (ANSIBLE_HOME, its local temp) in the checkout's cache, never ~/.ansible, whoever runs
+# pytest (scripts/_env.sh sets the same; a plain `pytest` run does not).
+os.environ.setdefault("ANSIBLE_HOME", str(ROOT / ".cache" / "ansible-home"))
+os.environ.setdefault("ANSIBLE_LOCAL_TEMP", str(ROOT / ".cache" / "ansible-home" / "tmp"))
 for path in (str(LINK_BASE), str(TESTS)):
     if path not in sys.path:
         sys.path.insert(0, path)

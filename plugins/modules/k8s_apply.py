@@ -135,6 +135,15 @@ options:
       - Namespace of the apply set's parent ConfigMap. Defaults to O(namespace), else C(default); RV(apply_set) says
         which was used. It may be a Namespace among O(objects); the parent is then written right after it.
     type: str
+  lock_timeout:
+    description:
+      - A run that writes or prunes an apply set holds a lock on it, the Lease C(<apply_set>-lock) in the parent's
+        namespace, renewed while the run goes on and deleted at its end (a killed run's Lease is taken over after
+        15 seconds without renewal). Another run on the same apply set waits up to this many seconds, then fails
+        naming the holder (user, host, process, start time, AWX job) and writes nothing.
+      - A run that changes nothing and check mode take no lock.
+    type: int
+    default: 120
   field_manager:
     description: Server-side apply field manager.
     type: str
@@ -387,6 +396,7 @@ ARGUMENT_SPEC = dict(
         failure=dict(type="list", elements="raw", default=[]),
     ), mutually_exclusive=[("condition", "jsonpath")], required_one_of=[("condition", "jsonpath")]),
     wait_timeout=dict(type="int", default=300),
+    lock_timeout=dict(type="int", default=120),
     **AUTH_ARGUMENT_SPEC,
 )
 
@@ -413,6 +423,7 @@ def main() -> None:
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
+        lock_timeout=float(params["lock_timeout"]),
     )
     # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).
     module.no_log_values.update(secret_values(params["objects"]))

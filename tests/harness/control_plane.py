@@ -219,7 +219,9 @@ class ControlPlane:
 
     def kubectl_run(self, *args: str, check: bool = True, context: str = "admin",
                     input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}", *args],
+        # --cache-dir: kubectl's discovery cache goes with the server, never into ~/.kube.
+        return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}",
+                               f"--cache-dir={self.workdir / 'kube-cache'}", *args],
                               check=check, capture_output=True, text=True, input=input,
                               env={**os.environ, **env} if env else None)
 

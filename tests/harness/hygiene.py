@@ -8,8 +8,8 @@
 
 Looked at: mounts, swaps, loop and device-mapper devices, network namespaces, podman containers, pods, volumes
 and networks, listening TCP ports, processes of ours (run from the checkout or the caches, or one of the
-servers the tests start), every file under /etc, and ~/.ansible and /usr/share/ansible (the default
-collection paths and Ansible's per-user state).
+servers the tests start), every file under /etc, ~/.ansible and /usr/share/ansible (the default
+collection paths and Ansible's per-user state) and ~/.kube (kubectl's configuration and caches).
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import typing as t
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SERVER_NAMES = frozenset({"etcd", "kube-apiserver", "kubectl", "qemu-system-x86_64", "conmon", "molecule",
                           "ansible-playbook", "debootstrap", "sshd"})
-WATCHED_TREES = ("/etc", str(pathlib.Path.home() / ".ansible"), "/usr/share/ansible")
+WATCHED_TREES = ("/etc", str(pathlib.Path.home() / ".ansible"), str(pathlib.Path.home() / ".kube"), "/usr/share/ansible")
 
 
 def _read(path: str) -> str:

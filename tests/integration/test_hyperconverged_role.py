@@ -110,9 +110,10 @@ def test_hco_mode_writes_only_the_hyperconverged_and_reports_operand_drift(tmp_p
         assert run.returncode == 0, run.stdout + run.stderr
         result = result_of(run.stdout)
         assert result["mode"] == "hco"
-        # The HyperConverged, after its apply set's parent (a ConfigMap in its namespace).
-        assert [(w["objectRef"]["resource"], w["objectRef"].get("namespace")) for w in
-                server_writes(control_plane, mark)] == [("configmaps", namespace), ("hyperconvergeds", namespace)]
+        # The HyperConverged, after its apply set's parent (a ConfigMap in its namespace), under the set's lock.
+        assert [(w["objectRef"]["resource"], w["verb"]) for w in server_writes(control_plane, mark)] == [
+            ("leases", "create"), ("configmaps", "patch"), ("hyperconvergeds", "patch"), ("leases", "delete")]
+        assert {w["objectRef"].get("namespace") for w in server_writes(control_plane, mark)} == {namespace}
         drift = {o["kind"]: o for o in result["operand_drift"]}
         assert drift["KubeVirt"]["action"] == "drifted"
         overcommit = next(f for f in drift["KubeVirt"]["drift"]["fields"]

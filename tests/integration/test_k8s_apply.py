@@ -85,6 +85,9 @@ def test_create_from_empty_then_noop(control_plane, namespace):
     assert first["changed"] is True
     assert all(o["action"] == "created" for o in first["objects"]), first["objects"]
     writes = server_writes(control_plane, mark)
+    locks = [(w["verb"], w["objectRef"]["name"]) for w in writes if w["objectRef"]["resource"] == "leases"]
+    assert locks == [("create", namespace + "-lock"), ("delete", namespace + "-lock")]   # taken, then released
+    writes = [w for w in writes if w["objectRef"]["resource"] != "leases"]
     assert len(writes) == len(objects) + 1   # and the apply set's parent
     assert {w["objectRef"]["resource"] for w in writes} >= {"kubevirts", "cdis", "networkaddonsconfigs", "ssps"}
     # Dependency order: the Namespace first, then the apply set's parent, custom resources after the built-in kinds.

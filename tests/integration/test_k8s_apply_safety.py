@@ -328,9 +328,11 @@ def test_the_parent_goes_into_a_namespace_created_by_the_same_run(control_plane,
     assert check["apply_set"]["action"] == "created" and not exists(control_plane, "namespace", fresh)
     mark = control_plane.audit_offset()
     report = apply(control_plane, objects, apply_set="fresh", apply_set_namespace=fresh)
-    order = [(w["objectRef"]["resource"], w["objectRef"]["name"]) for w in server_writes(control_plane, mark)]
-    # Namespace, then the parent, then its members.
-    assert order == [("namespaces", fresh), ("configmaps", "fresh"), ("configmaps", "a")], order
+    order = [(w["objectRef"]["resource"], w["objectRef"]["name"], w["verb"]) for w in server_writes(control_plane, mark)]
+    # Namespace, then the apply set's lock in it, the parent, its members, and the lock released.
+    assert order == [("namespaces", fresh, "patch"), ("leases", "fresh-lock", "create"), ("configmaps", "fresh", "patch"),
+                     ("configmaps", "a", "patch"), ("leases", "fresh-lock", "delete")], order
+    assert next(o for o in report["objects"] if o["kind"] == "Namespace")["action"] == "created"
     assert report["apply_set"]["action"] == "created"
 
 
@@ -536,7 +538,12 @@ def test_etcd_restarted_mid_run_then_the_rerun_converges(control_plane, namespac
 
 def test_no_right_to_delete_stops_the_run_before_it_writes_anything(control_plane, namespace):
     role = f"no-delete-{namespace}"[:60]
-    control_plane.kubectl_run("create", "clusterrole", role, "--verb=get,list,create,patch", "--resource=configmaps")
+    # Everything the run needs (the apply set's lock included) but delete on ConfigMaps.
+    rules = [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "create", "patch"]},
+             {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+              "verbs": ["get", "create", "update", "delete"]}]
+    control_plane.kubectl_run("create", "-f", "-", input=json.dumps({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": role}, "rules": rules}))
     control_plane.kubectl_run("create", "clusterrolebinding", role, f"--clusterrole={role}", "--user=limited")
     try:
         _until_allowed(control_plane, "limited", "list", "configmaps")

@@ -45,6 +45,7 @@ from .fields import (
     strip,
     without_foreign,
 )
+from .lock import ApplySetLock, lease_name
 from .openapi import served_schemas, validate_custom_resource
 from .waits import WaitFailed, WaitSpec, wait_for_all
 
@@ -63,6 +64,15 @@ KIND_RANK = {
     "OperatorGroup": 7, "Subscription": 8,
 }
 CUSTOM_RANK = 9
+
+
+class _NeedsLock(Exception):
+    """The unlocked plan writes or prunes: plan again under the apply set's lock."""
+
+    def __init__(self, applyset: ApplySet, namespace: Item | None) -> None:
+        super().__init__(applyset.label)
+        self.applyset = applyset
+        self.namespace = namespace   # the parent's Namespace when this run creates it
 
 
 class ApplyFailed(Exception):
@@ -89,6 +99,7 @@ class Options:
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
     wait_timeout: float = 120.0
     workers: int = 8
+    lock_timeout: float = 120.0  # how long a run waits for another run's lock on the same apply set
 
 
 @dataclasses.dataclass
@@ -141,15 +152,47 @@ class Applier:
         self.options = options
         self.discovery = Discovery(connection)
         self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
+        self._reset()
+
+    def _reset(self) -> None:
+        """The state of one plan (a run plans twice when it needs the apply set's lock)."""
         self.warnings: list[str] = []
         self._input_namespaces: set[str] = set()   # Namespaces in this call's input (set by run)
         self.applyset: ApplySet | None = None
         self.parent: Item | None = None             # the apply-set parent, planned and written like an object
         self._recorded = Record()                   # what the live parent recorded before this run
         self._pruned_or_kept = Record()             # members still there after pruning (recorded again)
+        self.lock: ApplySetLock | None = None       # held while a run writes or prunes its apply set
 
     # ------------------------------------------------------------------ entry point
     def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
+        """Plan without the apply-set lock; when the plan writes or prunes, take the lock and plan again under it
+        (another run may have changed the set meanwhile), then write. A no-op run and check mode take no lock."""
+        try:
+            return self._run(objects)
+        except _NeedsLock as needed:
+            applyset, home = needed.applyset, needed.namespace
+        if home is not None:
+            # The lock lives in the parent's namespace, which this run creates: that Namespace first (validated and
+            # dry-run already; creating it prunes nothing), then the lock.
+            self._write_one(home)
+        with ApplySetLock(self.connection, applyset.namespace, applyset.name, self.options.lock_timeout) as lock:
+            self._reset()
+            self.lock = lock
+            result = self._run(objects)
+        if home is not None:
+            entry = next(o for o in result["objects"] if (o["kind"], o["name"]) == ("Namespace", home.name))
+            entry.update(action="created", changes=public(home.changes))
+            result["diff"].insert(0, {"before_header": f"{home.api_version} {home.label}", "before": {},
+                                      "after_header": f"{home.api_version} {home.label}",
+                                      "after": strip(home.result) if home.result else {}})
+            result["changed"] = True
+        if lock.waited_for:
+            result.setdefault("warnings", []).append(
+                f"waited {lock.waited:.0f} s for the lock of apply set {applyset.label}, held by {lock.waited_for}")
+        return result
+
+    def _run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
         # Every problem at once: each phase goes on with the objects that passed the earlier ones.
         items, errors = self._parse(objects)
         errors += self._option_errors()
@@ -193,10 +236,17 @@ class Applier:
             if errors:
                 raise ApplyFailed(_summary("this user may not make every change the run needs; nothing was written",
                                            errors), errors, partial={"warnings": self.warnings})
+        if self.applyset is not None and not self.options.check_mode and self.lock is None and (
+                prunable or any(i.action in ("created", "updated") for i in items)):
+            home = next((i for i in items if i.kind == "Namespace" and i.api_version == "v1"
+                         and i.name == self.applyset.namespace and i.live is None), None)
+            raise _NeedsLock(self.applyset, home)
         pruned: list[dict[str, t.Any]] = []
         try:
             if not self.options.check_mode:
                 self._write(items)
+            if self.lock is not None:
+                self.lock.verify()   # never prune from a membership another run may be changing
             for obj, resource in prunable:
                 pruned.append(self._prune(obj, resource))
             if self.options.prune and not self.options.check_mode:
@@ -517,6 +567,11 @@ class Applier:
         for obj, resource in prunable:
             namespace = (obj["metadata"].get("namespace") or "") if resource.namespaced else ""
             needed.add(("delete", resource.group, resource.plural, namespace, ""))
+        if needed and self.applyset is not None and self.lock is None:
+            # The apply set's lock (lock.py), taken before the first write.
+            lease, home = lease_name(self.applyset.name), self.applyset.namespace
+            needed.add(("create", "coordination.k8s.io", "leases", home, ""))
+            needed.update((verb, "coordination.k8s.io", "leases", home, lease) for verb in ("get", "update", "delete"))
         wanted = sorted(needed)
         for (verb, group, plural, namespace, name), allowed in zip(wanted, self._parallel(self._allowed, wanted)):
             if not allowed:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import typing as t
 
+from .lock import lease_name
+
 # What k8s_apply sends for an object it owns: GET (live object, drift), a labelled LIST per kind (prune,
 # ownership), PATCH (server-side apply, also its dry run; an apply that creates still needs create).
 WRITE_VERBS = ("create", "get", "list", "patch")
@@ -100,6 +102,11 @@ def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
         rules.append({"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]})
         rules.append({"apiGroups": [""], "resources": ["configmaps"], "resourceNames": sorted(set(apply_sets)),
                       "verbs": ["get", "patch"]})
+        # The apply-set lock (lock.py): a Lease per set, created, renewed and deleted by the run that writes.
+        rules.append({"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]})
+        rules.append({"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+                      "resourceNames": sorted({lease_name(name) for name in apply_sets}),
+                      "verbs": ["delete", "get", "update"]})
     labels = {"app.kubernetes.io/managed-by": "virtinfra.hyperconverged"}
     objects = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},

@@ -68,3 +68,11 @@ def test_every_malformed_entry_is_reported():
         automation_rbac([{"kind": "KubeVirt"}, "text"], [{"apiVersion": "v1"}])
     assert str(failure.value) == ("written[0]: needs apiVersion and kind; written[1]: needs apiVersion and kind; "
                                   "read[0]: needs apiVersion and kind")
+
+
+def test_apply_sets_get_their_parents_and_their_locks_by_name():
+    rules = automation_rbac([{"apiVersion": "v1", "kind": "ConfigMap"}], apply_sets=["hyperconverged", "site"])["rules"]
+    assert {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["create"]} in rules
+    assert {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"],
+            "resourceNames": ["hyperconverged-lock", "site-lock"], "verbs": ["delete", "get", "update"]} in rules
+    assert not [r for r in rules if "leases" in r["resources"] and "resourceNames" not in r and r["verbs"] != ["create"]]
