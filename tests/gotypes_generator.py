@@ -101,7 +101,7 @@ def source() -> str:
               + "\n".join(sources) + "\n"
               '"""Field names and shapes of the Go types HCO decodes into. PRIVATE."""\n\n'
               "from __future__ import annotations\n\nimport typing as t\n\n")
-    out.write("ROOTS: dict[str, int] = " + pprint.pformat(roots, width=100) + "\n\n")
+    out.write("ROOTS: dict[str, int] = {\n" + "".join(f"    {k!r}: {v},\n" for k, v in sorted(roots.items())) + "}\n\n")
     out.write("# fmt: off\nSHAPES: tuple[tuple[t.Any, ...], ...] = (\n")
     for shape in table.shapes:
         text = pprint.pformat(shape, width=110, compact=True)

@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import typing as t
 
-ROOTS: dict[str, int] = {'AAQ': 180,
- 'CDI': 91,
- 'HyperConverged': 203,
- 'HyperConvergedV1': 220,
- 'KubeVirt': 78,
- 'MigController': 181,
- 'NetworkAddonsConfig': 107,
- 'NodePlacement': 75,
- 'SSP': 138}
+ROOTS: dict[str, int] = {
+    'AAQ': 180,
+    'CDI': 91,
+    'HyperConverged': 203,
+    'HyperConvergedV1': 220,
+    'KubeVirt': 78,
+    'MigController': 181,
+    'NetworkAddonsConfig': 107,
+    'NodePlacement': 75,
+    'SSP': 138,
+}
 
 # fmt: off
 SHAPES: tuple[tuple[t.Any, ...], ...] = (

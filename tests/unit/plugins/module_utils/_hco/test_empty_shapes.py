@@ -17,8 +17,8 @@ import pytest
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 ABSENT = object()
-NODES = [{"name": f"node-{index}", "labels": {"node-role.kubernetes.io/worker": "",
-                                               "node-role.kubernetes.io/control-plane": ""}} for index in range(3)]
+ROLES = {"node-role.kubernetes.io/worker": "", "node-role.kubernetes.io/control-plane": ""}
+NODES = [{"name": f"node-{index}", "labels": dict(ROLES)} for index in range(3)]
 ANTI_AFFINITY = "default"   # HCO's preferred pod anti-affinity on the object's own component
 
 
