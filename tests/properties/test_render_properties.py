@@ -9,8 +9,8 @@ absent) included, on OpenShift and plain Kubernetes with 1 to 6 nodes. For every
 - render either succeeds or raises RenderError (never anything else);
 - rendering is deterministic;
 - every operand with a CRD validates against it (a field the API server would prune counts as a failure);
-- the rendered HyperConverged (defaults and mutations applied, as HCO stores it) rendered again as an UPDATE gives the
-  same operands.
+- the rendered HyperConverged (defaults and mutations applied, as HCO stores it) rendered again, as a CREATE and as
+  an UPDATE, gives the same operands.
 
 Seeded (``derandomize``): every run draws the same examples; VIRTINFRA_PROPERTY_EXAMPLES sets how many (default 2,000).
 ``bench/render_properties.py`` times it.
@@ -131,6 +131,8 @@ def test_render_properties(case):
     problems = [p for operand in first.operands for p in crd_problems(operand)]
     assert not problems, "\n".join(problems)
 
+    stored = render(hyperconverged=first.hyperconverged, **arguments)
+    assert stored.operands == first.operands, "the rendered HyperConverged, rendered again, gives other operands"
     update = render(hyperconverged=first.hyperconverged, operation="update", **arguments)
     assert update.operands == first.operands, "the stored HyperConverged renders differently on UPDATE"
 
