@@ -13,6 +13,10 @@ Targets (issue: the site renders in seconds): the site <= 3x the one-task run, <
 bound for 500 objects. Medians are printed; the exit status is 1 when a target is missed.
 
     python bench/site_render.py [--runs 3] [--versions 2.16.19,2.21.5]
+    python bench/site_render.py --nodes 6,200,500 [--versions 2.21.5]
+
+--nodes times the site alone on inventories of that many nodes (the example's three infra nodes, the rest workload
+nodes like the example's), under the first version given; target: the largest <= 2x the smallest.
 """
 
 from __future__ import annotations
@@ -21,11 +25,14 @@ import argparse
 import json
 import pathlib
 import re
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "matrix"))
@@ -97,13 +104,57 @@ def measure(venv: pathlib.Path, scratch: pathlib.Path, runs: int) -> dict[str, f
     return {key: statistics.median(values) for key, values in samples.items()}
 
 
+def inventory(directory: pathlib.Path, nodes: int) -> pathlib.Path:
+    """The example inventory with ``nodes`` nodes: its infra nodes and as many workload nodes as it takes."""
+    example = yaml.safe_load(matrix.INVENTORY.read_text())
+    groups = example["all"]["children"]["kubevirt_nodes"]["children"]
+    infra = groups["infra_nodes"]["hosts"]
+    groups["workload_nodes"]["hosts"] = {
+        f"worker{n}": {"ansible_host": f"198.18.{n // 250}.{n % 250 + 1}"} for n in range(1, nodes - len(infra) + 1)}
+    directory.mkdir(parents=True)
+    shutil.copytree(matrix.INVENTORY.parent / "group_vars", directory / "group_vars")
+    (directory / "hosts.yml").write_text(yaml.safe_dump(example))
+    return directory
+
+
+def by_node_count(release: matrix.Release, counts: list[int], runs: int) -> int:
+    python = matrix.python_for(release)
+    if not python:
+        print(f"{release.version}: no Python {' or '.join(release.pythons)} here")
+        return 1
+    venv = matrix.ensure_venv(release, python)
+    medians = {}
+    with tempfile.TemporaryDirectory(prefix="virtinfra-bench-") as scratch_name:
+        scratch = pathlib.Path(scratch_name)
+        env = matrix.ansible_env(venv, scratch / "ansible-home")
+        for count in counts:
+            hosts = inventory(scratch / f"inventory-{count}", count)
+            samples = []
+            for index in range(runs):
+                seconds, _output = timed([str(venv / "bin" / "ansible-playbook"), "-i", str(hosts),
+                                          str(ROOT / "playbooks" / "site.yml"),
+                                          "-e", f"ansible_python_interpreter={venv / 'bin' / 'python'}",
+                                          "-e", f"site_render_dir={scratch / f'site-{count}-{index}'}"], env, scratch)
+                samples.append(seconds)
+            medians[count] = statistics.median(samples)
+            print(f"{count:>5} nodes: site in render mode {medians[count]:6.2f} s (median of {runs}, "
+                  f"ansible-core {release.version})")
+    ratio = medians[max(counts)] / medians[min(counts)]
+    print(f"{max(counts)} nodes / {min(counts)} nodes: {ratio:.2f}x (target <= 2x)")
+    return 0 if ratio <= 2 else 1
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--versions", default="", help="comma-separated subset of tests/matrix/versions.txt")
+    parser.add_argument("--nodes", default="", help="comma-separated node counts: the site alone at each (see above)")
     args = parser.parse_args()
     wanted = set(filter(None, args.versions.split(",")))
     rows = [r for r in matrix.releases() if not wanted or r.version in wanted]
+    if args.nodes:
+        newest_first = sorted(rows, key=lambda r: [int(p) for p in r.version.split(".")], reverse=True)
+        return by_node_count(newest_first[0], [int(n) for n in args.nodes.split(",")], args.runs)
     print(f"{'ansible-core':<13}{'python':<8}{'one task':>9}{'site':>7}{'ratio':>7}{'writing':>9}"
           f"{'500 objs':>10}{'writing':>9}")
     missed = []

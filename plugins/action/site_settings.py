@@ -27,7 +27,22 @@ def credential(given_kubeconfig: str, environ: t.Mapping[str, str]) -> str:
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
         "nodes": {"type": "list", "elements": "dict", "default": []},
+        "nodes_group": {"type": "str"},
     }
+
+    def inventory_nodes(self, group: str) -> list[dict[str, t.Any]]:
+        """Each host of the group as a node: one pass over the inventory, however many hosts (a set_fact loop that
+        grows a list re-templates it on every host)."""
+        task_vars = self._task_vars or {}
+        hostvars = task_vars.get("hostvars") or {}
+        nodes = []
+        for host in (task_vars.get("groups") or {}).get(group) or []:
+            known = hostvars[host]
+            nodes.append({"name": host,
+                          "memory": plain(self._templar.template(known.get("node_memory", "0"))),
+                          "labels": plain(self._templar.template(known.get("node_labels", {}))),
+                          "taints": plain(self._templar.template(known.get("node_taints", [])))})
+        return nodes
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         task_vars = self._task_vars or {}
@@ -51,9 +66,10 @@ class ActionModule(ControllerAction):
                   else f"a credential is set: {found}" if found
                   else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with "
                        "K8S_AUTH_API_KEY)")
-        hyperconverged, prereqs_spec = site_settings.compose(settings, plain(args["nodes"]))
+        nodes = plain(args["nodes"]) + (self.inventory_nodes(args["nodes_group"]) if args["nodes_group"] else [])
+        hyperconverged, prereqs_spec = site_settings.compose(settings, nodes)
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found,
                   "output": values["render_dir"] or "rendered", "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
-        return {"ansible_facts": {"site_config": config}, "apply": apply, "mode_reason": reason,
+        return {"ansible_facts": {"site_config": config, "site_nodes": nodes}, "apply": apply, "mode_reason": reason,
                 "msg": f"{'apply' if apply else 'render'} mode - {reason}"}

@@ -25,7 +25,7 @@ description:
     variables an AWX Kubernetes credential injects, C(K8S_AUTH_KUBECONFIG) or C(K8S_AUTH_HOST) with
     C(K8S_AUTH_API_KEY)), and says why.
   - Sets the fact C(site_config) with every setting (names without the C(site_) prefix), the mode and the composed
-    HyperConverged and node-prerequisites spec.
+    HyperConverged and node-prerequisites spec, and the fact C(site_nodes) with the nodes.
   - The table of settings, with defaults, is in the collection's site settings guide; the AWX survey in
     C(extensions/awx/site_survey.json) is generated from the same table.
 attributes:
@@ -54,12 +54,18 @@ options:
     type: list
     elements: dict
     default: []
+  nodes_group:
+    description:
+      - An inventory group whose hosts are the nodes, read from their C(node_memory), C(node_labels) and
+        C(node_taints) variables; added to O(nodes). One pass over the inventory, so a site of hundreds of nodes
+        costs no more than its variables.
+    type: str
 """
 
 EXAMPLES = r"""
 - name: Validate the site settings and choose the mode
   virtinfra.hyperconverged.site_settings:
-    nodes: "{{ site_nodes }}"
+    nodes_group: kubevirt_nodes
 
 - name: Say which mode runs
   ansible.builtin.debug:
@@ -81,7 +87,7 @@ errors:
   type: list
   elements: str
 ansible_facts:
-  description: C(site_config), the validated settings, the mode and the composed inputs of the plan.
+  description: C(site_config), the validated settings, the mode and the composed inputs of the plan; C(site_nodes), the nodes.
   returned: success
   type: dict
 """

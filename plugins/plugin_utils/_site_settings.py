@@ -79,6 +79,14 @@ def _labels(value: t.Any) -> str | None:
     return f"label values must be strings (quote them); not: {', '.join(map(str, bad))}" if bad else None
 
 
+def _batch(value: t.Any) -> str | None:
+    """Ansible's serial: a number of hosts or a percentage of them."""
+    match = re.fullmatch(r"(\d+)(%?)", str(value).strip())
+    if not match or int(match.group(1)) < 1 or (match.group(2) and int(match.group(1)) > 100):
+        return f"must be a number of nodes (at least 1) or a percentage such as 25%, got {value!r}"
+    return None
+
+
 def _dicts(value: t.Any) -> str | None:
     return None if all(isinstance(v, dict) for v in value) else "every entry must be a mapping"
 
@@ -141,6 +149,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_preflight_profile", "str", "production", "Preflight thresholds.",
             choices=("production", "testing")),
     Setting("site_preflight_enforce", "bool", False, "Fail on preflight problems instead of warning."),
+    Setting("site_node_batch", "str", "100%", "Nodes prepared at once (the host play's serial): a number or a "
+            "percentage; smaller batches roll swap and kubelet restarts through the cluster.", check=_batch),
+    Setting("site_node_max_fail_percentage", "int", 0, "Stop the rollout when more than this percentage of a batch "
+            "fails (0: stop at the first failed node).", minimum=0, maximum=100),
     Setting("site_admin_kubeconfig", "str", "", "Admin kubeconfig for playbooks/automation_account.yml.",
             survey=False),
     Setting("site_admin_context", "str", "", "Context in the admin kubeconfig.", survey=False),

@@ -45,14 +45,14 @@ def valid_answers(question: dict) -> list[str]:
                    "site_hpp_pools": "- {name: local, path: /var/hpvolumes}"}
         return [question["default"], empty, written.get(question["variable"], question["default"])]
     samples = {"site_platform_version": "4.19", "site_migration_range": "10.200.5.0/24", "site_sriov_vendor": "15b3",
-               "site_swap_file": "/var/swap/kubevirt"}
+               "site_swap_file": "/var/swap/kubevirt", "site_node_batch": "5"}
     return [samples.get(question["variable"], question["default"] or "eno2")]
 
 
 WRONG = {"integer": ["eight", "1.5"], "multiplechoice": ["no-such-choice"], "textarea": ["{unclosed", "[1, 2"]}
 WRONG_TEXT = {"site_platform_version": "latest", "site_hco_namespace": "Kube_Virt", "site_swap_file": "relative/swap",
               "site_migration_range": "10.200.5.0/33", "site_sriov_vendor": "intel",
-              "site_sriov_network_namespace": "VMs", "site_vm_bridge": "br_1"}
+              "site_sriov_network_namespace": "VMs", "site_vm_bridge": "br_1", "site_node_batch": "a quarter"}
 
 
 @pytest.mark.parametrize("question", SURVEY["spec"], ids=lambda q: q["variable"])
@@ -100,6 +100,11 @@ def test_blank_answers_mean_the_default():
     ({"site_overcommit_percent": True}, "site_overcommit_percent", "whole number"),
     ({"site_overcommit_percent": "150%"}, "site_overcommit_percent", "whole number"),
     ({"site_sriov_num_vfs": 0}, "site_sriov_num_vfs", "between 1 and 256"),
+    ({"site_node_batch": 0}, "site_node_batch", "at least 1"),
+    ({"site_node_batch": "120%"}, "site_node_batch", "percentage such as 25%"),
+    ({"site_node_batch": "25%"}, "site_node_batch", None),
+    ({"site_node_batch": 10}, "site_node_batch", None),
+    ({"site_node_max_fail_percentage": 101}, "site_node_max_fail_percentage", "between 0 and 100"),
     ({"site_swap_activate": "maybe"}, "site_swap_activate", "true or false"),
     ({"site_swap_encrypt": 2}, "site_swap_encrypt", "true or false"),
     ({"site_vm_vlans": "100-"}, "site_vm_vlans", "not a VLAN ID"),
