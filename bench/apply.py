@@ -9,8 +9,10 @@ Each tool gets its own copy (own namespaces and names) on the same server, appli
 (no-op). Wall time is measured around the whole command; requests are counted from the server's audit log.
 
     ./scripts/bench-apply            # sets up the venvs (kubernetes.core comes from the PyPI 'ansible' package)
-    ./scripts/bench-apply --scale    # k8s_apply alone at scale: 1,000 ConfigMaps, 293 mixed objects (requests, wall
-                                     # time, peak RSS of the applying process) and time to fail on a frozen server
+    ./scripts/bench-apply --scale    # at scale: 10,000 ConfigMaps side by side with kubectl apply --server-side
+                                     # (wall time, requests, peak RSS of the applying process; the no-op also
+                                     # through ansible-playbook), 293 mixed objects, and time to fail on a frozen
+                                     # server (--count sets the number of ConfigMaps)
 
 In --scale mode each apply runs in its own Python process, so its peak RSS is its own (os.wait4).
 """
@@ -122,13 +124,74 @@ def measured(plane: ControlPlane, work: pathlib.Path, objects: list[dict], optio
     return {**answer, "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024}
 
 
-def scale(plane: ControlPlane, work: pathlib.Path) -> None:
+def kubectl_apply(plane: ControlPlane, work: pathlib.Path, objects: list[dict]) -> dict[str, t.Any]:
+    manifest = work / "kubectl.yaml"
+    manifest.write_text("\n---\n".join(json.dumps(o) for o in objects))
+    mark = plane.audit_offset()
+    start = time.perf_counter()
+    child = subprocess.Popen([str(plane.kubectl), f"--kubeconfig={plane.kubeconfig}", "apply", "--server-side",
+                              "--field-manager=kubectl-bench", f"--cache-dir={work / 'kube-cache'}", "-f",
+                              str(manifest)], stdout=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "outcome": "ok" if status == 0 else f"exit status {status >> 8}",
+            "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024}
+
+
+def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict], apply_set: str) -> dict[str, t.Any]:
+    """The same apply as an ansible-playbook task (this venv's ansible-core, the collection from .cache)."""
+    objects_file = work / "objects.json"
+    objects_file.write_text(json.dumps(objects))
+    book = work / "scale.yml"
+    book.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Apply
+              virtinfra.hyperconverged.k8s_apply:
+                kubeconfig: {plane.kubeconfig}
+                objects: "{{{{ lookup('ansible.builtin.file', '{objects_file}') | from_json }}}}"
+                apply_set: {apply_set}
+        """))
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="False", ANSIBLE_COLLECTIONS_PATH=f"{ROOT / '.cache' / 'collections'}")
+    mark = plane.audit_offset()
+    seconds = timed([str(pathlib.Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,",
+                     "-e", f"ansible_python_interpreter={sys.executable}", str(book)], env)
+    return {"seconds": seconds, "outcome": "ok", "requests": len(plane.audit_events(mark, "admin")),
+            "peak_rss_mib": float("nan")}
+
+
+def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
+    label = f"{count:,} ConfigMaps"
+    ours, theirs = config_maps("ours", count), config_maps("kubectl", count)
+    side_by_side: dict[tuple[str, str], dict[str, t.Any]] = {}
+    for phase in ("from empty", "no-op"):
+        side_by_side[("kubectl apply --server-side", phase)] = kubectl_apply(plane, work, theirs)
+        side_by_side[("k8s_apply core", phase)] = measured(plane, work, ours, {"apply_set": "ours"})
+    side_by_side[("k8s_apply ansible-playbook", "no-op")] = through_ansible(plane, work, ours, "ours")
+    print(f"{label} in one namespace (and the Namespace), side by side on one API server")
+    print(f"{'tool':<30}{'phase':<12}{'seconds':>9}{'requests':>10}{'peak RSS MiB':>14}")
+    for (tool, phase), figures in side_by_side.items():
+        print(f"{tool:<30}{phase:<12}{figures['seconds']:>9.2f}{figures['requests']:>10}"
+              f"{figures['peak_rss_mib']:>14.0f}  {figures['outcome']}")
+    size = len(ours)
+    core, kubectl = "k8s_apply core", "kubectl apply --server-side"
+    for phase, target in (("from empty", 0.5), ("no-op", 0.1)):
+        ratio = side_by_side[(core, phase)]["seconds"] / side_by_side[(kubectl, phase)]["seconds"]
+        print(f"{phase}: k8s_apply / kubectl wall time {ratio:.2f}x (target <= {target}x)")
+    print(f"from empty: {side_by_side[(core, 'from empty')]['requests']} requests "
+          f"(target <= 2 x {size} + 2 kinds + 3 = {2 * size + 5})")
+    outside = 1 - (side_by_side[(core, "no-op")]["seconds"]
+                   / side_by_side[("k8s_apply ansible-playbook", "no-op")]["seconds"])
+    print(f"no-op through ansible-playbook: {outside:.0%} of the wall time outside the applier (target <= 25 %)\n")
+
     rows = []
-    for label, objects in (("1,000 ConfigMaps", config_maps("scale", 1000)), ("293 mixed objects", mixed_set("mixed"))):
-        kinds = len({(o["apiVersion"], o["kind"]) for o in objects})
-        for phase in ("from empty", "no-op"):
-            figures = measured(plane, work, objects, {"apply_set": label.split()[0].replace(",", "")})
-            rows.append((label, len(objects), kinds, phase, figures))
+    mixed = mixed_set("mixed")
+    kinds = len({(o["apiVersion"], o["kind"]) for o in mixed})
+    for phase in ("from empty", "no-op"):
+        rows.append(("293 mixed objects", len(mixed), kinds, phase, measured(plane, work, mixed, {"apply_set": "293"})))
     print(f"{'set':<20}{'objects':>8}{'kinds':>6}  {'phase':<11}{'seconds':>9}{'requests':>10}{'peak RSS MiB':>14}")
     for label, count, kinds, phase, figures in rows:
         print(f"{label:<20}{count:>8}{kinds:>6}  {phase:<11}{figures['seconds']:>9.2f}{figures['requests']:>10}"
@@ -137,7 +200,7 @@ def scale(plane: ControlPlane, work: pathlib.Path) -> None:
             print(f"{'':<36}no-op target: requests <= kinds + 3 = {kinds + 3}")
 
     # A server that stops answering part-way through 1,000 writes: the call must fail within its limits.
-    objects = config_maps("frozen", 1000)
+    frozen = config_maps("frozen", 1000)
     limits = {"request_timeout": 2, "retries": 1, "timeout": 60}
 
     def freeze_soon() -> None:
@@ -150,7 +213,7 @@ def scale(plane: ControlPlane, work: pathlib.Path) -> None:
         plane.signal_apiserver(signal.SIGSTOP)
 
     try:
-        figures = measured(plane, work, objects, {"apply_set": "frozen"}, limits, during=freeze_soon)
+        figures = measured(plane, work, frozen, {"apply_set": "frozen"}, limits, during=freeze_soon)
     finally:
         plane.signal_apiserver(signal.SIGCONT)
     print(f"\nfrozen API server (SIGSTOP part-way through 1,000 ConfigMaps; request_timeout=2, retries=1): failed after "
@@ -199,7 +262,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--ansible-venv", type=pathlib.Path,
                         help="venv with the 'ansible' package (kubernetes.core) and this collection's requirements")
-    parser.add_argument("--scale", action="store_true", help="k8s_apply alone at scale (see above)")
+    parser.add_argument("--scale", action="store_true", help="at scale (see above)")
+    parser.add_argument("--count", type=int, default=10_000, help="ConfigMaps in --scale mode (default 10,000)")
     parser.add_argument("--child", type=pathlib.Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.child:
@@ -209,7 +273,7 @@ def main() -> int:
             plane = ControlPlane(pathlib.Path(scratch) / "control-plane", build()).start()
             try:
                 plane.install_crds()
-                scale(plane, pathlib.Path(scratch))
+                scale(plane, pathlib.Path(scratch), options.count)
             finally:
                 plane.stop()
         return 0

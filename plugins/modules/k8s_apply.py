@@ -144,6 +144,22 @@ options:
       - A run that changes nothing and check mode take no lock.
     type: int
     default: 120
+  report:
+    description:
+      - C(changed) lists in RV(objects) only the objects that changed (or would change), drifted, are missing or were
+        deferred; RV(counts) counts every object by action. A run over thousands of objects that changes nothing
+        returns a few lines.
+      - C(all) lists every object, unchanged ones included.
+    type: str
+    choices: [changed, all]
+    default: changed
+  concurrency:
+    description:
+      - How many requests of one step (reads, dry runs, writes of one dependency rank) are in flight at once. The
+        API server's priority and fairness queues the rest; a C(429) answer is retried after its C(Retry-After).
+      - The first failure stops the queue; RV(written) says exactly what was written before it.
+    type: int
+    default: 8
   field_manager:
     description: Server-side apply field manager.
     type: str
@@ -252,7 +268,9 @@ EXAMPLES = r"""
 
 RETURN = r"""
 objects:
-  description: One entry per input object, in input order.
+  description:
+    - One entry per input object, in input order; with O(report=changed) (the default) only those whose action is
+      not C(unchanged), that drifted or that were deferred.
   returned: always
   type: list
   elements: dict
@@ -280,6 +298,11 @@ objects:
     - {apiVersion: v1, kind: ConfigMap, namespace: kubevirt, name: settings, action: updated,
        changes: [{path: data.mode, op: change, before: a, after: b}], drift: {count: 0, fields: []}, reverted: 0,
        validated_by: dry-run}
+counts:
+  description: Every input object counted by its RV(objects[].action), whatever O(report) lists.
+  returned: always
+  type: dict
+  sample: {created: 2, unchanged: 9998}
 apply_set:
   description:
     - The apply set's parent after this run (empty without O(apply_set)); C(action) as for RV(objects).
@@ -354,6 +377,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.appl
     ApplyFailed,
     Options,
     secret_values,
+    sized,
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     KUBERNETES_IMPORT_ERROR,
@@ -397,6 +421,8 @@ ARGUMENT_SPEC = dict(
     ), mutually_exclusive=[("condition", "jsonpath")], required_one_of=[("condition", "jsonpath")]),
     wait_timeout=dict(type="int", default=300),
     lock_timeout=dict(type="int", default=120),
+    report=dict(type="str", choices=["changed", "all"], default="changed"),
+    concurrency=dict(type="int", default=8),
     **AUTH_ARGUMENT_SPEC,
 )
 
@@ -423,8 +449,10 @@ def main() -> None:
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
-        lock_timeout=float(params["lock_timeout"]),
+        lock_timeout=float(params["lock_timeout"]), workers=params["concurrency"],
     )
+    if params["concurrency"] < 1:
+        module.fail_json(msg=f"concurrency: must be at least 1, got {params['concurrency']}")
     # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).
     module.no_log_values.update(secret_values(params["objects"]))
     connection = None
@@ -446,7 +474,7 @@ def main() -> None:
         module.warn(warning)
     if not module._diff:
         result.pop("diff", None)
-    module.exit_json(**result)
+    module.exit_json(**sized(result, params["report"]))
 
 
 def _warn(module: AnsibleModule, applier: Applier | None) -> None:

@@ -73,6 +73,8 @@ class ControlPlane:
     etcd_port: int = 0
     # True when the servers must outlive the process that starts them (the molecule site scenario's CLI start).
     detached: bool = False
+    # API Priority and Fairness: off (it is not what most tests are about), on for the tests of 429 answers.
+    priority_and_fairness: bool = False
 
     @property
     def server(self) -> str:
@@ -152,7 +154,7 @@ class ControlPlane:
             "--service-cluster-ip-range=10.0.0.0/24",
             "--disable-admission-plugins=ServiceAccount",
             "--endpoint-reconciler-type=none",
-            "--enable-priority-and-fairness=false",
+            f"--enable-priority-and-fairness={str(self.priority_and_fairness).lower()}",
             "--allow-privileged=true",
             f"--audit-policy-file={self.workdir / 'audit-policy.yaml'}",
             f"--audit-log-path={self.audit_log}", "--audit-log-format=json", "--audit-log-mode=blocking",

@@ -226,7 +226,7 @@ def test_rbac_denial_names_user_verb_resource_and_namespace(control_plane, names
     with pytest.raises(KubeError) as denied:
         apply(control_plane, [{"apiVersion": "v1", "kind": "ConfigMap",
                                "metadata": {"name": "x", "namespace": namespace}}], context="limited")
-    assert str(denied.value) == "user limited cannot list configmaps at cluster scope"
+    assert str(denied.value) == f"user limited cannot list configmaps in namespace {namespace}"
 
 
 def test_crd_and_its_custom_resource_in_one_call_wait_for_established(control_plane):

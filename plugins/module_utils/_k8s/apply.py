@@ -13,6 +13,7 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import base64
+import collections
 import concurrent.futures
 import contextlib
 import copy
@@ -120,6 +121,7 @@ class Item:
     result: dict[str, t.Any] | None = None
     validated_by: str = ""
     written: bool = False
+    live_unknown: bool = False   # not listed and not read: the dry run tells whether it exists
     rank_override: float | None = None
 
     @property
@@ -152,6 +154,10 @@ class Applier:
         self.options = options
         self.discovery = Discovery(connection)
         self._crd_schemas: dict[tuple[str, str], dict[str, t.Any]] | None = None
+        # Kept across the two plans of a run that takes the lock: a dry run against the same live object (same
+        # resourceVersion, or still absent) and the same body answers the same, and access rights do not change.
+        self._dry_runs: dict[tuple[t.Any, ...], tuple[int, dict[str, t.Any]]] = {}
+        self._access: dict[tuple[str, str, str, str, str], bool] = {}
         self._reset()
 
     def _reset(self) -> None:
@@ -393,11 +399,13 @@ class Applier:
 
     # ------------------------------------------------------------------ reading
     def _read_live(self, items: list[Item]) -> None:
-        """One labelled list per kind finds what we manage; others are read one by one."""
+        """One labelled list per kind and namespace finds what we manage (an account whose rights end at its
+        namespaces can list there); the rest is settled by the dry runs."""
         listed: dict[tuple[str, str, str, str], dict[str, t.Any]] = {}
         if self.options.state == "present":
-            resources = list(_unique(item.resource for item in items if item.resource))
-            for resource, found in zip(resources, self._parallel(self._list_managed, resources)):
+            scopes = list(dict.fromkeys((item.resource, item.namespace if item.resource.namespaced else None)
+                                        for item in items if item.resource))
+            for (resource, _namespace), found in zip(scopes, self._parallel(lambda s: self._list_managed(*s), scopes)):
                 for obj in found:
                     meta = obj.get("metadata") or {}
                     listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
@@ -413,7 +421,14 @@ class Applier:
                 item.live = listed[item.key]
             elif item.namespace in missing_namespaces:
                 item.deferred = f"its namespace {item.namespace} is created by this run"
-        self._parallel(self._get_live, [i for i in unlisted if i.key not in listed and not i.deferred])
+        rest = [i for i in unlisted if i.key not in listed and not i.deferred]
+        if self.options.state == "present":
+            # Not ours (yet): most often absent. The dry run that plans it answers 201 when it would create it, and
+            # only an object that exists unlabelled is then read: no GET per new object.
+            for item in rest:
+                item.live_unknown = True
+        else:
+            self._parallel(self._get_live, rest)
 
     def _get_live(self, item: Item) -> None:
         resource = _resource_of(item)
@@ -424,11 +439,11 @@ class Applier:
                 raise
             item.live = None
 
-    def _list_managed(self, resource: Resource) -> list[dict[str, t.Any]]:
+    def _list_managed(self, resource: Resource, namespace: str | None = None) -> list[dict[str, t.Any]]:
         selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER}"
         if self.applyset is not None:
             selector += f",{PART_OF_LABEL}={self.applyset.id}"
-        document = self.connection.request("GET", resource.path(), query={"labelSelector": selector})
+        document = self.connection.request("GET", resource.path(namespace), query={"labelSelector": selector})
         found = document.get("items") or []
         for obj in found:
             obj.setdefault("apiVersion", resource.api_version)
@@ -469,7 +484,8 @@ class Applier:
             item.action = "unchanged"
             return
         try:
-            predicted = self._apply(item, item.desired, force=True, dry_run=True)
+            predicted = self._dry_run(item, item.desired, force=True)
+            live = item.live
         except KubeError as exc:
             if _namespace_missing(exc) and item.namespace:
                 if item.namespace in self._input_namespaces:
@@ -511,7 +527,7 @@ class Applier:
             if body != item.desired:
                 item.body = body
                 try:
-                    predicted = self._apply(item, body, force=False, dry_run=True)
+                    predicted = self._dry_run(item, body, force=False)
                 except KubeError as exc:
                     errors.extend(_server_errors(item, exc))
                     return
@@ -573,7 +589,9 @@ class Applier:
             needed.add(("create", "coordination.k8s.io", "leases", home, ""))
             needed.update((verb, "coordination.k8s.io", "leases", home, lease) for verb in ("get", "update", "delete"))
         wanted = sorted(needed)
-        for (verb, group, plural, namespace, name), allowed in zip(wanted, self._parallel(self._allowed, wanted)):
+        asked = [w for w in wanted if w not in self._access]   # answers of this run's first plan still hold
+        self._access.update(zip(asked, self._parallel(self._allowed, asked)))
+        for (verb, group, plural, namespace, name), allowed in ((w, self._access[w]) for w in wanted):
             if not allowed:
                 what = (f"{plural}.{group}" if group else plural) + (f" {name}" if name else "")
                 where = f"in namespace {namespace}" if namespace else "at cluster scope"
@@ -592,6 +610,34 @@ class Applier:
         return bool((answer.get("status") or {}).get("allowed"))
 
     # ------------------------------------------------------------------ writing
+    def _dry_run(self, item: Item, body: dict[str, t.Any], *, force: bool) -> dict[str, t.Any]:
+        """The server's answer to applying ``body``; an object whose live state was unknown is read only when the
+        answer says it exists (200, not 201). Answers are reused for the same body against the same live state."""
+        live = item.live
+        key = (item.key, force, body is item.desired, (live.get("metadata") or {}).get("resourceVersion") if live else None)
+        cached = self._dry_runs.get(key)
+        if cached is None:
+            status, answer = self._exchange_apply(item, body, force=force, dry_run=True)
+            predicted = t.cast(dict[str, t.Any], answer)
+            self._dry_runs[key] = (status, predicted)
+        else:
+            status, predicted = cached[0], copy.deepcopy(cached[1])
+        if item.live_unknown:
+            item.live_unknown = False
+            if status != 201:
+                self._get_live(item)
+                if item.live is not None:
+                    return self._dry_run(item, body, force=force)   # against what it now is
+        return predicted
+
+    def _exchange_apply(self, item: Item, body: dict[str, t.Any], *, force: bool,
+                        dry_run: bool) -> tuple[int, t.Any]:
+        resource = _resource_of(item)
+        query = {"fieldManager": self.options.field_manager, "fieldValidation": "Strict",
+                 "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
+        return self.connection.exchange("PATCH", resource.path(item.namespace, item.name), query=query,
+                                        body=body, content_type="application/apply-patch+yaml")
+
     def _apply(self, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool) -> dict[str, t.Any]:
         resource = _resource_of(item)
         query = {"fieldManager": self.options.field_manager, "fieldValidation": "Strict",
@@ -618,7 +664,13 @@ class Applier:
             self._after_prerequisites(items, errors)
 
     def _write_one(self, item: Item) -> None:
-        result = self._apply(item, item.body or item.desired, force=self.options.drift == "revert", dry_run=False)
+        status, result = self._exchange_apply(item, item.body or item.desired, force=self.options.drift == "revert",
+                                              dry_run=False)
+        if item.action == "created" and status != 201:
+            # Created by someone else between this run's dry run and its write.
+            item.action = "updated"
+            self.warnings.append(f"{item.label} was created by another client while this run planned; it was "
+                                 "updated instead")
         item.written = True
         item.result = result
         item.changes = diff(strip(item.live), strip(result))
@@ -851,6 +903,7 @@ class Applier:
         return {
             "changed": changed,
             "objects": objects,
+            "counts": dict(sorted(collections.Counter(o["action"] for o in objects).items())),
             "apply_set": applyset,
             "pruned": pruned,
             "drift_total": sum(o["drift"]["count"] for o in objects),
@@ -876,6 +929,19 @@ class Applier:
         return {"name": applyset.name, "namespace": applyset.namespace, "id": applyset.id,
                 "parent": f"{PARENT_API_VERSION} {applyset.label}", "action": parent.action,
                 "group_kinds": sorted(record.group_kinds), "namespaces": sorted(record.namespaces)}
+
+
+def noteworthy(entry: t.Mapping[str, t.Any]) -> bool:
+    """An object entry a person needs to see: it changed (or would), drifted, is missing or was deferred."""
+    return (entry["action"] != "unchanged" or bool(entry["drift"]["count"]) or "deferred" in entry)
+
+
+def sized(result: dict[str, t.Any], report: str) -> dict[str, t.Any]:
+    """The result as returned to Ansible: with report=changed only the noteworthy object entries (the counts
+    cover all of them), so a no-op run over thousands of objects returns a few lines, not thousands."""
+    if report == "all":
+        return result
+    return {**result, "objects": [entry for entry in result["objects"] if noteworthy(entry)]}
 
 
 _BUILTIN_GROUPS = frozenset({"", "apps", "batch", "autoscaling", "policy"})

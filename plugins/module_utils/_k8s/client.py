@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import json
+import random
 import re
 import threading
 import time
@@ -28,6 +29,8 @@ else:
     KUBERNETES_IMPORT_ERROR = None
 
 RETRIABLE_STATUS = frozenset({409, 429, 500, 502, 503, 504})
+# 429s retried on top of the retries (client-go retries them ten times); the call's time limit still bounds them.
+THROTTLED_RETRIES = 10
 _FORBIDDEN = re.compile(r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "(?P<resource>[^"]*)"'
                         r'(?: in API group "(?P<group>[^"]*)")?(?: in the namespace "(?P<ns>[^"]*)")?')
 
@@ -107,6 +110,7 @@ class Connection:
         if ca_cert:
             configuration.ssl_ca_cert = ca_cert
         self._configuration = configuration
+        configuration.connection_pool_maxsize = 64   # one connection per worker (the concurrency option)
         self._pool = k8s_client.ApiClient(configuration).rest_client.pool_manager
         self._host = configuration.host.rstrip("/")
         self.request_timeout = request_timeout
@@ -145,6 +149,14 @@ class Connection:
                 body: t.Any = None, content_type: str = "application/json",
                 accept: str = "application/json", retry: bool = True, counts_as_write: bool = True) -> t.Any:
         """Send one request and return the decoded JSON; retries 409/429/5xx and connection errors with backoff."""
+        return self.exchange(method, path, query=query, body=body, content_type=content_type, accept=accept,
+                             retry=retry, counts_as_write=counts_as_write)[1]
+
+    def exchange(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None,
+                 body: t.Any = None, content_type: str = "application/json",
+                 accept: str = "application/json", retry: bool = True,
+                 counts_as_write: bool = True) -> tuple[int, t.Any]:
+        """As request, with the HTTP status of the answer (an apply that created its object answers 201)."""
         url = self._host + path
         if query:
             url += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
@@ -159,7 +171,10 @@ class Connection:
             payload = body if isinstance(body, (str, bytes)) else json.dumps(body)
         attempts = self.retries + 1 if retry else 1
         dry_run = bool(query and query.get("dryRun"))
-        for attempt in range(attempts):
+        throttled = 0
+        attempt = -1
+        while attempt + 1 < attempts:
+            attempt += 1
             remaining = self._remaining(method, path)
             with self._count_lock:
                 self.requests[method] += 1
@@ -184,7 +199,15 @@ class Connection:
                 if method in ("POST", "PUT", "PATCH", "DELETE") and not dry_run and counts_as_write:
                     with self._count_lock:
                         self.writes += 1
-                return data
+                return response.status, data
+            if response.status == 429 and retry and throttled < THROTTLED_RETRIES:
+                # Priority and fairness turned the request away: not a failure of the server, so it does not use up
+                # the retries. Wait as told, spread out so the turned-away requests do not all come back at once.
+                throttled += 1
+                attempt -= 1
+                delay = self._delay(0, response.headers.get("Retry-After"))
+                self._pause(delay + random.uniform(0, min(delay, 1.0)), method, path)
+                continue
             if _retriable(response.status, data) and attempt + 1 < attempts:
                 self._pause(self._delay(attempt, response.headers.get("Retry-After")), method, path)
                 continue

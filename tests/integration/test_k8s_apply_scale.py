@@ -1,0 +1,139 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""k8s_apply's requests at scale against a real API server: what it learns from lists, what it asks once, and a
+429 storm from the server's own priority and fairness."""
+
+from __future__ import annotations
+
+import json
+import typing as t
+import urllib.parse
+
+import pytest
+from harness.control_plane import ControlPlane, build
+from test_k8s_apply import apply, server_writes
+from test_k8s_apply_safety import config_map
+
+
+@pytest.fixture
+def namespace(control_plane, request) -> str:
+    name = "scale-" + request.node.name.replace("_", "-")[-40:].strip("-").lower()
+    control_plane.kubectl_run("create", "namespace", name)
+    return name
+
+
+def by_resource_and_verb(events: list[dict[str, t.Any]]) -> dict[tuple[str, str, bool], int]:
+    counts: dict[tuple[str, str, bool], int] = {}
+    for event in events:
+        resource = (event.get("objectRef") or {}).get("resource", "") or event["requestURI"]
+        key = (resource, event["verb"], "dryRun" in event["requestURI"])
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def test_from_empty_no_get_per_object_and_one_dry_run_each_under_the_lock(control_plane, namespace):
+    objects = [config_map(namespace, f"cm-{i:03d}") for i in range(150)]
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects, apply_set="many", apply_set_namespace=namespace)
+    assert report["counts"] == {"created": 150}
+    events = control_plane.audit_events(mark, "admin")
+    counts = by_resource_and_verb(events)
+    assert counts[("configmaps", "get", False)] == 2   # the apply set's parent, by each plan; not one per object
+    assert counts[("configmaps", "patch", True)] == 150 + 1   # a dry run each (and the parent's), once: the plan
+    assert counts[("configmaps", "patch", False)] == 150 + 1  # made again under the lock reuses them
+    # Access reviews asked once: create and patch ConfigMaps, patch the parent, and the lock's four verbs.
+    assert counts[("selfsubjectaccessreviews", "create", False)] == 7
+    renewals = counts.get(("leases", "update", False), 0)   # one per 5 s of the run
+    # 2 per object + discovery (2) + a labelled list and a read of the parent by each plan (4) + the parent's dry
+    # run and write (2) + the lock (get, create, delete) + the access reviews (7).
+    assert len(events) - renewals == 2 * len(objects) + 2 + 4 + 2 + 3 + 7, sorted(counts.items())
+
+
+def test_an_existing_object_of_someone_elses_is_read_only_when_the_dry_run_says_it_exists(control_plane, namespace):
+    control_plane.kubectl_run("create", "configmap", "theirs", "-n", namespace, "--from-literal=k=before",
+                              "--from-literal=other=kept")
+    objects = [config_map(namespace, "theirs"), config_map(namespace, "new")]
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects)
+    counts = by_resource_and_verb(control_plane.audit_events(mark, "admin"))
+    assert counts[("configmaps", "get", False)] == 1   # "theirs" only, after its dry run answered 200
+    theirs = next(o for o in report["objects"] if o["name"] == "theirs")
+    new = next(o for o in report["objects"] if o["name"] == "new")
+    assert theirs["action"] == "updated" and new["action"] == "created"
+    assert {c["path"]: (c["before"], c["after"]) for c in theirs["changes"]}["data.k"] == ("before", "theirs")
+    live = json.loads(control_plane.kubectl_run("get", "configmap", "theirs", "-n", namespace, "-o", "json").stdout)
+    assert live["data"] == {"k": "theirs", "other": "kept"}   # a field we never set stays
+
+
+STORM = """
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: PriorityLevelConfiguration
+metadata: {name: virtinfra-storm}
+spec:
+  type: Limited
+  limited:
+    nominalConcurrencyShares: 1
+    lendablePercent: 0
+    limitResponse: {type: Reject}
+---
+apiVersion: flowcontrol.apiserver.k8s.io/v1
+kind: FlowSchema
+metadata: {name: virtinfra-storm}
+spec:
+  priorityLevelConfiguration: {name: virtinfra-storm}
+  matchingPrecedence: 100
+  distinguisherMethod: {type: ByUser}
+  rules:
+  - subjects: [{kind: User, user: {name: limited}}]
+    resourceRules: [{verbs: ["*"], apiGroups: ["*"], resources: ["*"], namespaces: ["*"], clusterScope: true}]
+    nonResourceRules: [{verbs: ["*"], nonResourceURLs: ["*"]}]
+"""
+
+
+@pytest.fixture(scope="module")
+def fair_control_plane(tmp_path_factory):
+    """An API server of its own with priority and fairness on (the shared one runs without it)."""
+    plane = ControlPlane(tmp_path_factory.mktemp("fair-control-plane"), build(), priority_and_fairness=True)
+    try:
+        yield plane.start()
+    finally:
+        plane.stop()
+
+
+@pytest.fixture
+def storm(fair_control_plane):
+    """The limited user's requests in a priority level of about three seats that turns away, at once, whatever
+    does not fit (429), as a busy production control plane does to a bulk client."""
+    control_plane, namespace = fair_control_plane, "storm"
+    control_plane.kubectl_run("create", "namespace", namespace)
+    # Rights of its own (the aggregated admin role needs a controller manager, which the test server lacks).
+    control_plane.kubectl_run("create", "role", "apply", "--verb=get,list,create,patch,update,delete",
+                              "--resource=configmaps,leases.coordination.k8s.io", "-n", namespace)
+    control_plane.kubectl_run("create", "rolebinding", "limited-apply", "--role=apply", "--user=limited",
+                              "-n", namespace)
+    control_plane.kubectl_run("apply", "-f", "-", input=STORM)
+    try:
+        yield control_plane, namespace
+    finally:
+        control_plane.kubectl_run("delete", "flowschema,prioritylevelconfiguration", "virtinfra-storm",
+                                  "--ignore-not-found")
+
+
+def test_a_429_storm_from_priority_and_fairness_is_ridden_out(storm):
+    control_plane, namespace = storm
+    objects = [config_map(namespace, f"cm-{i:03d}") for i in range(300)]
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects, context="limited", apply_set="storm", apply_set_namespace=namespace,
+                   workers=32, retries=2, timeout=300)
+    events = control_plane.audit_events(mark, "limited")
+    turned_away = [e for e in events if (e.get("responseStatus") or {}).get("code") == 429]
+    assert turned_away, "the priority level never turned a request away: the test proves nothing"
+    assert report["counts"] == {"created": 300}
+    written = {e["objectRef"]["name"] for e in server_writes(control_plane, mark, "limited")
+               if e["objectRef"]["resource"] == "configmaps" and e["responseStatus"]["code"] < 300}
+    assert written >= {f"cm-{i:03d}" for i in range(300)}
+    listed = control_plane.kubectl_run("get", "configmaps", "-n", namespace, "-o", "name").stdout.split()
+    assert {name.rpartition("/")[2] for name in listed} >= written
+    print(f"{len(turned_away)} requests turned away with 429 ({len(events)} in all); "
+          f"paths: {sorted({urllib.parse.urlsplit(e['requestURI']).path.split('/')[-2] for e in turned_away})[:5]}")
