@@ -66,6 +66,26 @@ def test_an_existing_object_of_someone_elses_is_read_only_when_the_dry_run_says_
     assert live["data"] == {"k": "theirs", "other": "kept"}   # a field we never set stays
 
 
+def test_an_account_whose_rights_end_at_its_namespaces_applies_across_them(control_plane, namespace):
+    second = namespace[:50] + "-b"
+    control_plane.kubectl_run("create", "namespace", second)
+    for where in (namespace, second):
+        control_plane.kubectl_run("create", "role", "apply", "--verb=get,list,create,patch",
+                                  "--resource=configmaps", "-n", where)
+        control_plane.kubectl_run("create", "rolebinding", "limited-apply", "--role=apply", "--user=limited",
+                                  "-n", where)
+    objects = [config_map(namespace, "one"), config_map(second, "two")]
+    first = apply(control_plane, objects, context="limited")
+    assert first["counts"] == {"created": 2}
+    mark = control_plane.audit_offset()
+    again = apply(control_plane, objects, context="limited")
+    assert again["counts"] == {"unchanged": 2} and server_writes(control_plane, mark, "limited") == []
+    lists = [e["requestURI"].split("?")[0] for e in control_plane.audit_events(mark, "limited") if e["verb"] == "list"]
+    # Across the cluster first (refused), then namespace by namespace.
+    assert lists == ["/api/v1/configmaps", f"/api/v1/namespaces/{namespace}/configmaps",
+                     f"/api/v1/namespaces/{second}/configmaps"]
+
+
 STORM = """
 apiVersion: flowcontrol.apiserver.k8s.io/v1
 kind: PriorityLevelConfiguration

@@ -399,13 +399,16 @@ class Applier:
 
     # ------------------------------------------------------------------ reading
     def _read_live(self, items: list[Item]) -> None:
-        """One labelled list per kind and namespace finds what we manage (an account whose rights end at its
-        namespaces can list there); the rest is settled by the dry runs."""
+        """One labelled list per kind finds what we manage; the rest is settled by the dry runs."""
         listed: dict[tuple[str, str, str, str], dict[str, t.Any]] = {}
         if self.options.state == "present":
-            scopes = list(dict.fromkeys((item.resource, item.namespace if item.resource.namespaced else None)
-                                        for item in items if item.resource))
-            for (resource, _namespace), found in zip(scopes, self._parallel(lambda s: self._list_managed(*s), scopes)):
+            used_in: dict[Resource, set[str | None]] = {}
+            for item in items:
+                if item.resource:
+                    used_in.setdefault(item.resource, set()).add(item.namespace if item.resource.namespaced else None)
+            scopes = [(resource, next(iter(where)) if len(where) == 1 else None) for resource, where in used_in.items()]
+            for resource, found in zip(used_in, self._parallel(
+                    lambda scope: self._list_scope(scope[0], scope[1], used_in[scope[0]]), scopes)):
                 for obj in found:
                     meta = obj.get("metadata") or {}
                     listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
@@ -438,6 +441,17 @@ class Applier:
             if exc.status != 404:
                 raise
             item.live = None
+
+    def _list_scope(self, resource: Resource, namespace: str | None,
+                    namespaces: set[str | None]) -> list[dict[str, t.Any]]:
+        """A kind used in one namespace is listed there (an account whose rights end at its namespaces can list
+        it); one used in several is listed across the cluster, or namespace by namespace if that is forbidden."""
+        try:
+            return self._list_managed(resource, namespace)
+        except KubeError as exc:
+            if exc.status != 403 or namespace is not None or len(namespaces) < 2:
+                raise
+        return [obj for where in sorted(n for n in namespaces if n) for obj in self._list_managed(resource, where)]
 
     def _list_managed(self, resource: Resource, namespace: str | None = None) -> list[dict[str, t.Any]]:
         selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER}"
