@@ -443,6 +443,8 @@ def main() -> None:
     if KUBERNETES_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
     params = module.params
+    if params["concurrency"] < 1:
+        module.fail_json(msg=f"concurrency: must be at least 1, got {params['concurrency']}")
     options = Options(
         apply_set=params["apply_set"], apply_set_namespace=params["apply_set_namespace"], field_manager=params["field_manager"], state=params["state"],
         drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"],
@@ -451,8 +453,6 @@ def main() -> None:
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
         lock_timeout=float(params["lock_timeout"]), workers=params["concurrency"],
     )
-    if params["concurrency"] < 1:
-        module.fail_json(msg=f"concurrency: must be at least 1, got {params['concurrency']}")
     # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).
     module.no_log_values.update(secret_values(params["objects"]))
     connection = None

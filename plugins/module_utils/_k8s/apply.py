@@ -320,7 +320,7 @@ class Applier:
             return
         body = applyset.parent(record, {MANAGED_BY_LABEL: FIELD_MANAGER})
         before = parent.live
-        parent.result = self._apply(parent, body, force=True, dry_run=False)
+        parent.result = self._apply(parent, body, force=True, dry_run=False)[1]
         parent.written = True
         parent.changes = diff(strip(before), strip(parent.result))
         parent.action = "created" if before is None else ("updated" if parent.changes else parent.action)
@@ -402,13 +402,14 @@ class Applier:
         """One labelled list per kind finds what we manage; the rest is settled by the dry runs."""
         listed: dict[tuple[str, str, str, str], dict[str, t.Any]] = {}
         if self.options.state == "present":
-            used_in: dict[Resource, set[str | None]] = {}
+            used_in: dict[Resource, set[str]] = {}
             for item in items:
                 if item.resource:
-                    used_in.setdefault(item.resource, set()).add(item.namespace if item.resource.namespaced else None)
-            scopes = [(resource, next(iter(where)) if len(where) == 1 else None) for resource, where in used_in.items()]
-            for resource, found in zip(used_in, self._parallel(
-                    lambda scope: self._list_scope(scope[0], scope[1], used_in[scope[0]]), scopes)):
+                    used_in.setdefault(item.resource, set()).update(
+                        [item.namespace] if item.resource.namespaced and item.namespace else [])
+            scopes = list(used_in.items())
+            for (resource, _where), found in zip(scopes, self._parallel(lambda scope: self._list_scope(*scope),
+                                                                         scopes)):
                 for obj in found:
                     meta = obj.get("metadata") or {}
                     listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
@@ -442,16 +443,17 @@ class Applier:
                 raise
             item.live = None
 
-    def _list_scope(self, resource: Resource, namespace: str | None,
-                    namespaces: set[str | None]) -> list[dict[str, t.Any]]:
+    def _list_scope(self, resource: Resource, namespaces: set[str]) -> list[dict[str, t.Any]]:
         """A kind used in one namespace is listed there (an account whose rights end at its namespaces can list
         it); one used in several is listed across the cluster, or namespace by namespace if that is forbidden."""
+        if len(namespaces) == 1:
+            return self._list_managed(resource, next(iter(namespaces)))
         try:
-            return self._list_managed(resource, namespace)
+            return self._list_managed(resource)
         except KubeError as exc:
-            if exc.status != 403 or namespace is not None or len(namespaces) < 2:
+            if exc.status != 403 or not namespaces:
                 raise
-        return [obj for where in sorted(n for n in namespaces if n) for obj in self._list_managed(resource, where)]
+        return [obj for where in sorted(namespaces) for obj in self._list_managed(resource, where)]
 
     def _list_managed(self, resource: Resource, namespace: str | None = None) -> list[dict[str, t.Any]]:
         selector = f"{MANAGED_BY_LABEL}={FIELD_MANAGER}"
@@ -631,7 +633,7 @@ class Applier:
         key = (item.key, force, body is item.desired, (live.get("metadata") or {}).get("resourceVersion") if live else None)
         cached = self._dry_runs.get(key)
         if cached is None:
-            status, answer = self._exchange_apply(item, body, force=force, dry_run=True)
+            status, answer = self._apply(item, body, force=force, dry_run=True)
             predicted = t.cast(dict[str, t.Any], answer)
             self._dry_runs[key] = (status, predicted)
         else:
@@ -644,21 +646,13 @@ class Applier:
                     return self._dry_run(item, body, force=force)   # against what it now is
         return predicted
 
-    def _exchange_apply(self, item: Item, body: dict[str, t.Any], *, force: bool,
-                        dry_run: bool) -> tuple[int, t.Any]:
+    def _apply(self, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool) -> tuple[int, t.Any]:
+        """Server-side apply of ``body``: the HTTP status (201 when it creates the object) and the object."""
         resource = _resource_of(item)
         query = {"fieldManager": self.options.field_manager, "fieldValidation": "Strict",
                  "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
         return self.connection.exchange("PATCH", resource.path(item.namespace, item.name), query=query,
                                         body=body, content_type="application/apply-patch+yaml")
-
-    def _apply(self, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool) -> dict[str, t.Any]:
-        resource = _resource_of(item)
-        query = {"fieldManager": self.options.field_manager, "fieldValidation": "Strict",
-                 "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
-        result = self.connection.request("PATCH", resource.path(item.namespace, item.name), query=query,
-                                         body=body, content_type="application/apply-patch+yaml")
-        return t.cast(dict[str, t.Any], result)
 
     def _write(self, items: list[Item]) -> None:
         """Writes rank by rank (objects of one rank in parallel); CRDs and Namespaces before everything else."""
@@ -678,7 +672,7 @@ class Applier:
             self._after_prerequisites(items, errors)
 
     def _write_one(self, item: Item) -> None:
-        status, result = self._exchange_apply(item, item.body or item.desired, force=self.options.drift == "revert",
+        status, result = self._apply(item, item.body or item.desired, force=self.options.drift == "revert",
                                               dry_run=False)
         if item.action == "created" and status != 201:
             # Created by someone else between this run's dry run and its write.
