@@ -185,16 +185,25 @@ def _destroy(scenario: str, log: pathlib.Path) -> None:
 
 
 @pytest.fixture
-def destroyed(tmp_path: pathlib.Path) -> t.Iterator[list[str]]:
-    """Scenarios named here are destroyed at the end whatever happened (the test's own destroy is what it tests)."""
+def destroyed(tmp_path: pathlib.Path) -> t.Iterator[t.Callable[[str], None]]:
+    """Destroys a scenario first and again at the end whatever happened (the test's own destroy is what it tests).
+
+    First, because molecule keeps its state across a reboot or a killed session while the hosts are gone: with a
+    stale "created", `molecule create` skips and the test would watch nothing start.
+    """
     scenarios: list[str] = []
-    yield scenarios
+
+    def destroy_first(scenario: str) -> None:
+        scenarios.append(scenario)
+        _destroy(scenario, tmp_path / "first-destroy.log")
+
+    yield destroy_first
     for scenario in scenarios:
         _molecule(scenario, "destroy", log=tmp_path / "final-destroy.log").wait(timeout=600)
 
 
-def test_podman_scenario_killed_mid_converge_is_cleaned_by_the_next_run(tmp_path: pathlib.Path, destroyed: list[str]) -> None:
-    destroyed.append("podman")
+def test_podman_scenario_killed_mid_converge_is_cleaned_by_the_next_run(tmp_path: pathlib.Path, destroyed: t.Callable[[str], None]) -> None:
+    destroyed("podman")
     hosts = {"kvhost1", "kvhost2"}
     log = tmp_path / "molecule.log"
     run = _molecule("podman", "converge", log=log)
@@ -207,8 +216,8 @@ def test_podman_scenario_killed_mid_converge_is_cleaned_by_the_next_run(tmp_path
     assert not hosts & _podman_names()
 
 
-def test_site_scenario_killed_with_its_api_server_running_is_cleaned_by_the_next_run(tmp_path: pathlib.Path, destroyed: list[str]) -> None:
-    destroyed.append("site")
+def test_site_scenario_killed_with_its_api_server_running_is_cleaned_by_the_next_run(tmp_path: pathlib.Path, destroyed: t.Callable[[str], None]) -> None:
+    destroyed("site")
     state = CACHE / "molecule" / "site" / "control-plane" / "state.json"
     with contextlib.suppress(FileNotFoundError):
         state.unlink()
@@ -226,8 +235,8 @@ def test_site_scenario_killed_with_its_api_server_running_is_cleaned_by_the_next
     assert not {"kvworker1", "kvinfra1"} & _podman_names()
 
 
-def test_qemu_guest_left_by_a_killed_run_is_stopped_through_its_monitor(tmp_path: pathlib.Path, destroyed: list[str]) -> None:
-    destroyed.append("qemu")
+def test_qemu_guest_left_by_a_killed_run_is_stopped_through_its_monitor(tmp_path: pathlib.Path, destroyed: t.Callable[[str], None]) -> None:
+    destroyed("qemu")
     guest_dir = CACHE / "molecule" / "qemu"
     pid_file = guest_dir / "qemu.pid"
     with contextlib.suppress(FileNotFoundError):
