@@ -1,16 +1,30 @@
 # shellcheck shell=bash
 # Sourced by the scripts: a virtualenv with the pinned requirements, kept per machine and keyed by a hash of the
-# requirements and the Python that runs it (older ones removed), a pip download cache beside it, and a collection
-# path that points at this checkout (ansible needs ansible_collections/<namespace>/<name>/ on disk).
+# requirements and the Python that runs it (older ones removed unless a run uses them), a pip download cache beside
+# it, and a collection path that points at this checkout (ansible needs ansible_collections/<namespace>/<name>/).
 # VIRTINFRA_CACHE moves every per-machine cache (default ~/.cache/virtinfra-hyperconverged); VIRTINFRA_VENV names
-# a virtualenv to use instead.
+# a virtualenv to use instead; VIRTINFRA_REQUIREMENTS another requirements file (the harness's own tests).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export VIRTINFRA_CACHE="${VIRTINFRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/virtinfra-hyperconverged}"
-PYTHON="${PYTHON:-python3.11}"
-command -v "$PYTHON" >/dev/null 2>&1 || PYTHON=python3
+# The newest Python the machine has, 3.11 at the least: tests/requirements.txt then picks the newest ansible-core
+# that runs on it (2.21 on 3.12+, 2.19 on 3.11). pyenv's installs are looked at directly, as tests/matrix/run.py
+# does (a shim may name a version that is not installed); PYTHON chooses another.
+newest_python() {
+  local minor candidate
+  for minor in 3.13 3.12 3.11; do
+    for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python"$minor" 2>/dev/null                          | sort -V -r) "$(command -v "python$minor" || true)"; do
+      if [ -n "$candidate" ] && "$candidate" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+        echo "$candidate"; return
+      fi
+    done
+  done
+  echo python3
+}
+PYTHON="${PYTHON:-$(newest_python)}"
 export PIP_CACHE_DIR="$VIRTINFRA_CACHE/pip" PIP_DISABLE_PIP_VERSION_CHECK=1
-requirements_key="$( (cat "$ROOT/tests/requirements.txt"; "$PYTHON" -c 'import sys; print(sys.version)') \
+REQUIREMENTS="${VIRTINFRA_REQUIREMENTS:-$ROOT/tests/requirements.txt}"
+requirements_key="$( (cat "$REQUIREMENTS"; "$PYTHON" -c 'import sys; print(sys.version)') \
   | sha256sum | cut -c1-16)"
 if [ -n "${VIRTINFRA_VENV:-}" ]; then
   VENV="$VIRTINFRA_VENV"
@@ -25,18 +39,28 @@ if [ ! -f "$VENV/.complete-$requirements_key" ]; then
     echo "== creating $VENV with pinned requirements"
     # Explicit checks: this file is also sourced where errexit does not apply (a caller's `cmd || ...`).
     if ! { rm -rf --one-file-system -- "$VENV" && "$PYTHON" -m venv "$VENV" \
-           && "$VENV/bin/pip" install --quiet -r "$ROOT/tests/requirements.txt"; }; then
+           && "$VENV/bin/pip" install --quiet -r "$REQUIREMENTS"; }; then
       echo "creating the virtualenv $VENV failed" >&2
       exit 1
     fi
     touch "$VENV/.complete-$requirements_key"
     if [ -z "${VIRTINFRA_VENV:-}" ]; then
+      # An older venv goes unless a run still uses it: a run of another checkout (other requirements) on this
+      # machine holds it below, and removing it would pull its tools away mid-run.
       for old in "$VIRTINFRA_CACHE"/venv/*/; do
-        [ "${old%/}" = "$VENV" ] || rm -rf --one-file-system -- "${old%/}"
+        old="${old%/}"
+        [ "$old" != "$VENV" ] || continue
+        flock --nonblock --exclusive "$old/.in-use" rm -rf --one-file-system -- "$old" \
+          || echo "kept $old: a run is using it" >&2
       done
     fi
   fi
   exec 8>&-
+fi
+# A shared lock on the venv for as long as this shell (and what it starts) lives: see the removal above.
+if [ -w "$VENV" ]; then
+  exec 7>>"$VENV/.in-use"
+  flock --shared 7
 fi
 export PATH="$VENV/bin:$PATH" VIRTUAL_ENV="$VENV"
 COLLECTIONS="$ROOT/.cache/collections"

@@ -39,6 +39,7 @@ import sys
 import sysconfig
 import tempfile
 import time
+import typing as t
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CACHE = pathlib.Path(os.environ.get("VIRTINFRA_CACHE")
@@ -98,16 +99,27 @@ def venv_key(release: Release, python: str) -> str:
     return hashlib.sha256(material.encode()).hexdigest()[:12]
 
 
+# Shared locks on the venvs this run uses, held until it ends: another checkout's run never prunes them.
+_IN_USE: list[t.IO[str]] = []
+
+
+def _hold(venv: pathlib.Path) -> pathlib.Path:
+    holder = open(venv / ".in-use", "a", encoding="utf-8")  # noqa: SIM115 (open until the process ends)
+    fcntl.flock(holder, fcntl.LOCK_SH)
+    _IN_USE.append(holder)
+    return venv
+
+
 def ensure_venv(release: Release, python: str) -> pathlib.Path:
     venv = VENVS / f"{release.version}-{venv_key(release, python)}"
     complete = venv / ".complete"
     if complete.exists():
-        return venv
+        return _hold(venv)
     VENVS.mkdir(parents=True, exist_ok=True)
     with open(VENVS / f".{release.version}.lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another run may be building the same venv
         if complete.exists():
-            return venv
+            return _hold(venv)
         if venv.exists():
             shutil.rmtree(venv)
         env = dict(os.environ, PIP_CACHE_DIR=str(CACHE / "pip"), PIP_DISABLE_PIP_VERSION_CHECK="1")
@@ -115,12 +127,20 @@ def ensure_venv(release: Release, python: str) -> pathlib.Path:
         subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", f"ansible-core=={release.version}",
                         "-r", str(ROOT / "requirements.txt"), *UNIT_REQUIREMENTS], check=True, env=env)
         complete.touch()
-    return venv
+    return _hold(venv)
 
 
 def prune(keep: set[pathlib.Path]) -> None:
+    """Removes the venvs of other versions or requirements, except those a run (of any checkout) is using."""
     for old in VENVS.glob("*-*"):
-        if old.is_dir() and old not in keep:
+        if not old.is_dir() or old in keep:
+            continue
+        with open(old / ".in-use", "a", encoding="utf-8") as lock:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                print(f"kept {old}: a run is using it", file=sys.stderr)
+                continue
             shutil.rmtree(old, ignore_errors=True)
 
 
