@@ -6,41 +6,17 @@ path (from local artifacts: Galaxy is unreachable here), running the site from t
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 import os
 import pathlib
 import subprocess
 import sys
-import sysconfig
 import tarfile
 
 import yaml
+from harness.galaxy_artifacts import artifact_of_installed
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = pathlib.Path(sys.executable).parent
-
-
-def _artifact_of_installed(name: str, out: pathlib.Path) -> pathlib.Path:
-    """A collection artifact is a tarball of the installed tree with MANIFEST.json and FILES.json at its root: rebuild
-    one from the copy the ansible package installed (which leaves out a few files its FILES.json still lists)."""
-    source = pathlib.Path(sysconfig.get_paths()["purelib"]) / "ansible_collections" / name.replace(".", "/")
-    manifest = json.loads((source / "MANIFEST.json").read_text())
-    files = json.loads((source / "FILES.json").read_text())
-    files["files"] = [f for f in files["files"] if f["name"] == "." or (source / f["name"]).exists()]
-    files_json = json.dumps(files).encode()
-    manifest["file_manifest_file"]["chksum_sha256"] = hashlib.sha256(files_json).hexdigest()
-    artifact = out / f"{name.replace('.', '-')}-{manifest['collection_info']['version']}.tar.gz"
-    with tarfile.open(artifact, "w:gz") as tar:
-        for member, data in (("MANIFEST.json", json.dumps(manifest).encode()), ("FILES.json", files_json)):
-            info = tarfile.TarInfo(member)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-        for entry in files["files"]:
-            if entry["name"] != ".":
-                tar.add(source / entry["name"], arcname=entry["name"], recursive=False)
-    return artifact
 
 
 def test_the_built_tarball_installs_into_an_empty_path_and_runs_the_site(tmp_path):
@@ -60,7 +36,7 @@ def test_the_built_tarball_installs_into_an_empty_path_and_runs_the_site(tmp_pat
     assert not [n for n in names if n.split("/")[0] in {"tests", ".cache", "bench", "scripts", "molecule", ".ci"}]
     assert "playbooks/site.yml" in names and "examples/inventory/hosts.yml" in names
 
-    deps = [_artifact_of_installed(name, tmp_path) for name in galaxy["dependencies"]]
+    deps = [artifact_of_installed(name, tmp_path) for name in galaxy["dependencies"]]
     target = tmp_path / "collections"
     install = subprocess.run([str(BIN / "ansible-galaxy"), "collection", "install", "--offline", "-p", str(target),
                               str(tarball), *map(str, deps)], env=env, capture_output=True, text=True, check=False)
