@@ -71,5 +71,6 @@ class ActionModule(ControllerAction):
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found,
                   "output": values["render_dir"] or "rendered", "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
-        return {"ansible_facts": {"site_config": config, "site_nodes": nodes}, "apply": apply, "mode_reason": reason,
+        # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.
+        return {"config": config, "nodes": nodes, "apply": apply, "mode_reason": reason,
                 "msg": f"{'apply' if apply else 'render'} mode - {reason}"}

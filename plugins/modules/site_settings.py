@@ -24,8 +24,9 @@ description:
   - Chooses the mode from C(site_action) and the credentials at hand (C(site_kubeconfig), or the environment
     variables an AWX Kubernetes credential injects, C(K8S_AUTH_KUBECONFIG) or C(K8S_AUTH_HOST) with
     C(K8S_AUTH_API_KEY)), and says why.
-  - Sets the fact C(site_config) with every setting (names without the C(site_) prefix), the mode and the composed
-    HyperConverged and node-prerequisites spec, and the fact C(site_nodes) with the nodes.
+  - Returns C(config) with every setting (names without the C(site_) prefix), the mode and the composed
+    HyperConverged and node-prerequisites spec, and C(nodes) with the nodes. It sets no facts, because from ansible-core
+    2.20 on, reading facts as top-level variables is deprecated; register the result instead.
   - The table of settings, with defaults, is in the collection's site settings guide; the AWX survey in
     C(extensions/awx/site_survey.json) is generated from the same table.
 attributes:
@@ -66,10 +67,11 @@ EXAMPLES = r"""
 - name: Validate the site settings and choose the mode
   virtinfra.hyperconverged.site_settings:
     nodes_group: kubevirt_nodes
+  register: site_settings
 
 - name: Say which mode runs
   ansible.builtin.debug:
-    msg: "{{ 'apply' if site_config.apply else 'render' }} mode - {{ site_config.mode_reason }}"
+    msg: "{{ 'apply' if site_settings.config.apply else 'render' }} mode - {{ site_settings.mode_reason }}"
 """
 
 RETURN = r"""
@@ -86,8 +88,13 @@ errors:
   returned: failure
   type: list
   elements: str
-ansible_facts:
-  description: C(site_config), the validated settings, the mode and the composed inputs of the plan; C(site_nodes), the nodes.
+config:
+  description: The validated settings, the mode and the composed inputs of the plan (the site keeps it as C(site_config)).
   returned: success
   type: dict
+nodes:
+  description: The nodes, from O(nodes) and the hosts of O(nodes_group) (the site keeps them as C(site_nodes)).
+  returned: success
+  type: list
+  elements: dict
 """

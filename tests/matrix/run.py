@@ -293,6 +293,11 @@ def main() -> int:
                 failures.append(f"ansible-core {release.version}: the site failed in render mode\n"
                                 + (result.stdout + result.stderr)[-4000:])
                 continue
+            # A deprecation is a break announced for a later release: the site must run clean on every version.
+            deprecations = sorted({line for line in (result.stdout + result.stderr).splitlines()
+                                   if "[DEPRECATION WARNING]" in line or line.startswith("Origin: ")})
+            if deprecations:
+                failures.append(f"ansible-core {release.version}: deprecation warnings\n" + "\n".join(deprecations))
             outputs[release.version] = workdir / "rendered"
         if reference in outputs:
             for version, out in outputs.items():
