@@ -97,6 +97,10 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 150
     assert kubevirt["spec"]["configuration"]["migrations"]["network"] == "migration-net"
     assert f"render mode: {len(names)} manifests written to {tmp_path}" in result.stdout
+    assert "DEPRECATION" not in result.stdout + result.stderr  # e.g. facts read as top-level variables (2.20+)
+    assert ("operands: KubeVirt kubevirt-kubevirt-hyperconverged in kubevirt-hyperconverged, "
+            "CDI cdi-kubevirt-hyperconverged (cluster-scoped), NetworkAddonsConfig cluster (cluster-scoped)"
+            in result.stdout)
     assert "worker3: 65536 MiB" in result.stdout  # 128Gi at 150 %
     assert "infra1" not in result.stdout.split("PLAY RECAP")[1]  # no host is contacted in render mode
     # A rerun writes nothing; a file someone else put in the directory is never touched.
