@@ -1,0 +1,150 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Every YAML example in the guides and every module's EXAMPLES runs as a user would paste it.
+
+Guides: a YAML block that is a playbook runs as it stands; a block whose first line is a comment naming a file
+(``# collections/requirements.yml``) is that file of an AWX project, written into one job directory with the
+example inventory as ``inventory/``, and the project's playbooks then run from there. Module EXAMPLES are task lists:
+they run in a play with the variables they refer to (a rendered HyperConverged, a node list), the ones that talk to
+a cluster against the real test API server, in check mode (their writes and waits are what test_k8s_apply covers).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import typing as t
+
+import pytest
+import yaml
+from harness.control_plane import ControlPlane
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+GUIDES = ROOT / "docs" / "docsite" / "rst"
+COLLECTIONS = ROOT / ".cache" / "collections"
+BLOCK = re.compile(r"^\.\. code-block:: (yaml|yaml\+jinja)\n\n((?:(?:   .*)?\n)+)", re.MULTILINE)
+
+
+def yaml_blocks(path: pathlib.Path) -> list[str]:
+    return [re.sub(r"^   ", "", body, flags=re.MULTILINE).strip() + "\n"
+            for _, body in BLOCK.findall(path.read_text(encoding="utf-8"))]
+
+
+def module_examples(path: pathlib.Path) -> str:
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "EXAMPLES":
+            return t.cast(str, ast.literal_eval(node.value))
+    raise AssertionError(f"{path.name} has no EXAMPLES")
+
+
+def run(*argv: str, cwd: pathlib.Path, env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("K8S_AUTH_")}
+    env.update(ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
+    result = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), *argv], cwd=cwd,
+                            env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
+    assert "DEPRECATION" not in result.stdout + result.stderr
+    return result
+
+
+def _is_playbook(data: t.Any) -> bool:
+    return isinstance(data, list) and bool(data) and all(isinstance(p, dict) and
+                                                         ("hosts" in p or "ansible.builtin.import_playbook" in p)
+                                                         for p in data)
+
+
+GUIDE_FILES = sorted(GUIDES.glob("*.rst"))
+
+
+def test_the_guides_that_describe_spec_sections_have_examples():
+    with_examples = {p.name for p in GUIDE_FILES if yaml_blocks(p)}
+    described = {"guide_networking.rst", "guide_sriov.rst", "guide_storage.rst", "guide_olm.rst",
+                 "guide_memory_overcommit.rst", "guide_hyperconverged.rst", "guide_awx.rst"}
+    assert described <= with_examples, described - with_examples
+
+
+@pytest.mark.parametrize("guide", [p for p in GUIDE_FILES if yaml_blocks(p)], ids=lambda p: p.stem)
+def test_every_yaml_example_of_a_guide_runs(guide: pathlib.Path, tmp_path: pathlib.Path):
+    project = tmp_path / "project"
+    project.mkdir()
+    playbooks: list[pathlib.Path] = []
+    for number, text in enumerate(yaml_blocks(guide)):
+        data = yaml.safe_load(text)
+        named = re.match(r"# ([\w./-]+\.ya?ml)\b", text)
+        if named:
+            target = project / named.group(1)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+            if _is_playbook(data):
+                playbooks.append(target)
+        else:
+            assert _is_playbook(data), f"{guide.name}, YAML block {number}: neither a playbook nor a named file"
+            target = project / f"example-{number}.yml"
+            target.write_text(text, encoding="utf-8")
+            playbooks.append(target)
+    requirements = project / "collections" / "requirements.yml"
+    if requirements.exists():  # an AWX project: its collections match what galaxy.yml declares and ships
+        galaxy = yaml.safe_load((ROOT / "galaxy.yml").read_text())
+        wanted = {c["name"]: c.get("version") for c in yaml.safe_load(requirements.read_text())["collections"]}
+        assert {k: v for k, v in wanted.items() if k != "virtinfra.hyperconverged"} == galaxy["dependencies"]
+        assert "virtinfra.hyperconverged" in wanted
+    shutil.copytree(ROOT / "examples" / "inventory", project / "inventory")
+    assert playbooks, guide.name
+    for playbook in playbooks:
+        result = run("-i", "inventory", "-e", f"ansible_python_interpreter={sys.executable}",
+                     "-e", f"site_render_dir={tmp_path / 'rendered'}", str(playbook), cwd=project)
+        assert "failed=0" in result.stdout
+
+
+# What each module's EXAMPLES refer to, as tasks that run before them, and whether they need a cluster.
+HYPERCONVERGED = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+                  "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},
+                  "spec": {}}
+RENDER = {"name": "Render the operands the examples use", "register": "rendered",
+          "virtinfra.hyperconverged.hco_render": {"hyperconverged": HYPERCONVERGED}}
+CONTEXT: dict[str, dict[str, t.Any]] = {
+    "cluster_facts": {"cluster": True},
+    "hco_render": {"vars": {"hyperconverged": HYPERCONVERGED}},
+    "k8s_apply": {"cluster": True, "before": [RENDER]},
+    "node_prereqs": {"vars": {"cluster_nodes": [
+        {"name": "worker1", "memory": "256Gi", "labels": {"node-role.kubernetes.io/worker": ""}}]}},
+    "preflight_facts": {},
+    "site_settings": {"inventory": True},
+    "vm_validate": {"before": [RENDER], "files": {"vm.yml": {
+        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm1", "namespace": "vms"},
+        "spec": {"runStrategy": "Always", "template": {"spec": {"domain": {
+            "devices": {}, "memory": {"guest": "2Gi"}}}}}}}},
+    "write_manifests": {"before": [RENDER]},
+}
+MODULES = sorted(p.stem for p in (ROOT / "plugins" / "modules").glob("*.py") if p.stem != "__init__")
+
+
+def test_every_module_has_a_context_for_its_examples():
+    assert sorted(CONTEXT) == MODULES
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_module_example_runs(module: str, tmp_path: pathlib.Path, request: pytest.FixtureRequest):
+    context = CONTEXT[module]
+    tasks = yaml.safe_load(module_examples(ROOT / "plugins" / "modules" / f"{module}.py"))
+    play = {"name": f"The EXAMPLES of {module}", "hosts": "localhost", "connection": "local", "gather_facts": False,
+            "vars": context.get("vars", {}), "tasks": context.get("before", []) + tasks}
+    (tmp_path / "playbook.yml").write_text(yaml.safe_dump([play], sort_keys=False), encoding="utf-8")
+    for name, content in context.get("files", {}).items():
+        (tmp_path / name).write_text(yaml.safe_dump(content), encoding="utf-8")
+    inventory = str(ROOT / "examples" / "inventory" / "hosts.yml") if context.get("inventory") else "localhost,"
+    argv = ["-i", inventory, "-e", f"ansible_python_interpreter={sys.executable}", "playbook.yml"]
+    env_extra = None
+    if context.get("cluster"):
+        plane: ControlPlane = request.getfixturevalue("control_plane")
+        env_extra = {"K8S_AUTH_KUBECONFIG": str(plane.kubeconfig)}
+        argv.append("--check")
+    result = run(*argv, cwd=tmp_path, env_extra=env_extra)
+    assert "failed=0" in result.stdout
