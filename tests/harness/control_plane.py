@@ -122,8 +122,12 @@ class ControlPlane:
 
     def _spawn(self, argv: list[str], log_name: str) -> int:
         with open(self.workdir / log_name, "ab") as log:
+            # Detached servers get a session of their own: an Ansible worker is a process-group leader that, when
+            # the playbook ends while it is still alive, signals its whole group (killpg), servers started by its
+            # module included. That stopped the site scenario's API server between prepare and check.
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                       preexec_fn=None if self.detached else _die_with_parent)
+                                       preexec_fn=None if self.detached else _die_with_parent,
+                                       start_new_session=self.detached)
         return process.pid
 
     def start_etcd(self) -> None:

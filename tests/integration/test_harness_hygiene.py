@@ -6,6 +6,7 @@ sees what a test leaves."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -64,6 +65,29 @@ def test_sigkill_of_the_test_run_takes_its_servers_with_it(tmp_path: pathlib.Pat
     probe.communicate(timeout=60)
     assert _gone(pids)
     assert json.loads(state.read_text())["apiserver_pid"] == pids["apiserver"]   # no finaliser ran
+
+
+def test_a_detached_control_plane_outlives_a_signal_to_the_group_that_started_it(tmp_path: pathlib.Path) -> None:
+    """The molecule site scenario starts its servers from an Ansible task. Ansible's worker is a process-group
+    leader and, stopped at the end of the playbook while still alive, signals its whole group (os.killpg): a group
+    that took the servers along, intermittently, between prepare and check."""
+    workdir = tmp_path / "plane"
+    script = ("import pathlib, sys; from harness.control_plane import ControlPlane, build; "
+              "ControlPlane(pathlib.Path(sys.argv[1]), build(), detached=True).start()")
+    starter = subprocess.Popen([sys.executable, "-c", script, str(workdir)], cwd=HERE.parent, process_group=0,
+                               env=dict(os.environ, PYTHONPATH=str(HERE.parent)))
+    assert starter.wait(timeout=300) == 0
+    plane = ControlPlane.load(workdir)
+    try:
+        servers = {"etcd": plane.etcd_pid, "apiserver": plane.apiserver_pid}
+        with contextlib.suppress(ProcessLookupError):  # the group is empty unless the servers are in it
+            os.killpg(starter.pid, signal.SIGTERM)
+        time.sleep(2)
+        assert all(alive(pid) for pid in servers.values())
+        assert plane.ready()
+    finally:
+        plane.stop()
+    assert _gone(servers)
 
 
 def test_stop_never_signals_a_process_it_did_not_start(tmp_path: pathlib.Path) -> None:
