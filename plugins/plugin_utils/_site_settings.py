@@ -126,6 +126,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_swap_activate", "bool", True, "Turn the swap file on now, not only at the next boot."),
     Setting("site_swap_encrypt", "bool", False, "Plain dm-crypt over the swap file with a random key per boot "
             "(Kubernetes only)."),
+    Setting("site_swap_pool", "str", "", "OpenShift: a custom MachineConfigPool that gives swap to the VM workers "
+            "only, when node_selector leaves other workers out (each must carry node-role.kubernetes.io/<pool>); "
+            "empty: the worker pool (and master for control-plane VM nodes).",
+            check=lambda value: None if value == "" else _dns_label(value)),
     Setting("site_vm_bridge", "str", "br1", "Linux bridge for the VM network.", check=_dns_label),
     Setting("site_vm_bridge_nic", "str", "", "NIC enslaved to the VM bridge (empty: no VM bridge)."),
     Setting("site_vm_vlans", "vlans", [], "VLANs trunked to the VMs: a list of IDs or {min, max} ranges, or text "
@@ -384,6 +388,8 @@ def compose(settings: Settings, nodes: list[dict[str, t.Any]]) -> tuple[dict[str
         "swap": {"overcommit_percent": values["overcommit_percent"], "node_selector": vm_nodes,
                  "encrypt": values["swap_encrypt"], "hco_version": values["release"]},
     }
+    if values["swap_pool"]:
+        spec["swap"]["pool"] = values["swap_pool"]
     networking: dict[str, t.Any] = {}
     if values["vm_bridge_nic"]:
         networking["bridges"] = [{"name": values["vm_bridge"], "ports": [values["vm_bridge_nic"]],

@@ -143,3 +143,18 @@ def test_a_missing_operator_is_named_before_anything_is_written(control_plane):
     assert "SecurityContextConstraints (security.openshift.io/v1): install OpenShift (SecurityContextConstraints)" \
         in result.stdout
     assert server_writes(control_plane, mark) == []
+
+
+def test_openshift_vm_workers_get_swap_through_a_custom_pool(tmp_path):
+    result = render("openshift-vm-pool.yml", tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    objects = objects_in(tmp_path)
+    pool = objects[("MachineConfigPool", "worker-vm")]
+    assert pool["spec"]["nodeSelector"] == {"matchLabels": {"node-role.kubernetes.io/worker-vm": ""}}
+    machine_config = objects[("MachineConfig", "90-worker-vm-swap")]
+    assert machine_config["metadata"]["labels"] == {"machineconfiguration.openshift.io/role": "worker-vm"}
+    selector = objects[("KubeletConfig", "worker-vm-swap")]["spec"]["machineConfigPoolSelector"]["matchLabels"]
+    assert selector.items() <= pool["metadata"]["labels"].items()
+    assert ("MachineConfig", "90-worker-swap") not in objects  # infra1 and infra2 get no swap
+    assert swap_nodes(result.stdout) == ["vm1", "vm2"]
+    assert "get swap too" not in result.stdout

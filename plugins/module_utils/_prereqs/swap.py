@@ -14,6 +14,7 @@ from decimal import Decimal
 
 from .._hco.golang import quantity_value
 from .common import (
+    DNS_LABEL,
     Problems,
     check_keys,
     check_label_map,
@@ -27,7 +28,7 @@ from .common import (
 MIB = Decimal(1024 * 1024)
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
 KEYS = frozenset(("overcommit_percent", "mechanism", "node_selector", "swap_behavior", "feature_gates", "hco_version",
-                  "hco_api_version", "swap_file", "swap_device", "wasp", "encrypt"))
+                  "hco_api_version", "swap_file", "swap_device", "wasp", "encrypt", "pool"))
 WASP_KEYS = frozenset(("namespace", "image", "csv", "related_images", "prometheus_rule", "extra_env", "upgrade_from",
                        "previous_kubelet_config"))
 WASP_IMAGE = "quay.io/openshift-virtualization/wasp-agent:v1.2.2"
@@ -110,8 +111,14 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     result["encrypt"] = _encrypt(spec, platform, problems)
     if overcommit > 100 and not problems.errors:
         if platform == "openshift":
+            custom = check_custom_pool(spec, selected, problems)
             result["pools"] = _pools(spec, selected, problems)
-            _openshift(spec, version, mechanism, result, problems)
+            if not problems.errors:
+                _openshift(spec, version, mechanism, result, problems)
+                if custom is not None:
+                    result["objects"].insert(0, machine_config_pool(custom))
+        elif spec.get("pool") is not None:
+            check_custom_pool(spec, selected, problems)
         else:
             _kubernetes(spec, version, mechanism, swap_nodes, result, problems)
     problems.raise_if_any()
@@ -269,15 +276,62 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
 
 def _pools(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mapping[str, t.Any]], problems: Problems) -> list[str]:
     """The MachineConfigPools the VM nodes are in: master for control-plane nodes (a compact or single-node cluster,
-    whose worker pool is empty), worker for the others. A MachineConfig reaches every node of its pool."""
-    pools = sorted({"master" if is_control_plane(n) else "worker" for n in selected}) or ["worker"]
-    if "worker" in pools:
-        others = [str(n.get("name")) for n in spec.get("nodes") or [] if isinstance(n, dict) and n not in selected
-                  and not is_control_plane(n) and "node-role.kubernetes.io/worker" in (n.get("labels") or {})]
-        if others:
-            problems.warn(f"the worker pool's MachineConfig reaches every worker: {', '.join(others)} get swap too "
-                          "although node_selector leaves them out; put the VM nodes in a custom MachineConfigPool")
+    whose worker pool is empty), the custom pool of O(pool) or else worker for the others. A MachineConfig reaches
+    every node of its pool."""
+    custom = spec.get("pool")
+    role = "worker" if custom is None else str(custom)
+    pools = sorted({"master" if is_control_plane(n) else role for n in selected}) or [role]
+    members_label = f"node-role.kubernetes.io/{role}"
+    others = [str(n.get("name")) for n in spec.get("nodes") or [] if isinstance(n, dict) and n not in selected
+              and not is_control_plane(n) and members_label in (n.get("labels") or {})]
+    if custom is None and others:
+        problems.warn(f"the worker pool's MachineConfig reaches every worker: {', '.join(others)} get swap too "
+                      "although node_selector leaves them out; set swap.pool to give the VM nodes a custom "
+                      "MachineConfigPool")
+    elif others:
+        problems.warn(f"{', '.join(others)} carry {members_label}, so the {role} pool's MachineConfig gives them swap "
+                      "too although node_selector leaves them out")
     return pools
+
+
+def check_custom_pool(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mapping[str, t.Any]],
+                      problems: Problems) -> str | None:
+    """O(pool): a custom MachineConfigPool for the selected workers (OpenShift only). A node joins it by its
+    node-role label, which this collection does not set on Nodes: the inventory must show it."""
+    custom = spec.get("pool")
+    if custom is None:
+        return None
+    if not isinstance(custom, str) or not DNS_LABEL.match(custom) or len(custom) > 63:
+        problems.error("pool", "must be a MachineConfigPool name: lower-case letters, digits and '-', at most 63")
+        return None
+    if custom in ("worker", "master"):
+        problems.error("pool", f"{custom} is a built-in pool; leave pool unset to use it")
+        return None
+    if spec.get("platform", "kubernetes") != "openshift":
+        problems.error("pool", "MachineConfigPools exist on OpenShift only; leave pool unset on Kubernetes")
+        return None
+    label = f"node-role.kubernetes.io/{custom}"
+    unlabelled = [str(n.get("name")) for n in selected
+                  if not is_control_plane(n) and label not in (n.get("labels") or {})]
+    if unlabelled:
+        problems.error("pool", f"the label {label}, by which a node joins the {custom} pool, is missing on "
+                               f"{', '.join(unlabelled)}: label them (oc label node NAME {label}=) and list it in "
+                               "their node_labels")
+    return custom
+
+
+def machine_config_pool(name: str) -> dict[str, t.Any]:
+    """A custom pool as OpenShift documents it: the worker MachineConfigs plus its own, for nodes labelled with its
+    role; the pools.operator label is what a KubeletConfig selects it by."""
+    return {
+        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
+        "metadata": {"name": name, "labels": {f"pools.operator.machineconfiguration.openshift.io/{name}": ""}},
+        "spec": {
+            "machineConfigSelector": {"matchExpressions": [{
+                "key": "machineconfiguration.openshift.io/role", "operator": "In", "values": ["worker", name]}]},
+            "nodeSelector": {"matchLabels": {f"node-role.kubernetes.io/{name}": ""}},
+        },
+    }
 
 
 def kubelet_config(pool: str = "worker") -> dict[str, t.Any]:

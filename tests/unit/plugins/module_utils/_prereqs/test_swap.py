@@ -316,3 +316,61 @@ def test_no_version_is_needed_without_overcommit():
     assert result["mechanism"] == "none" and result["swap_mib"] == 0
     assert ("version", "None is not a MAJOR.MINOR version") in errors_of({"overcommit_percent": 150,
                                                                          "nodes": [node()]})
+
+
+SWAP_POOL = "node-role.kubernetes.io/worker-swap"
+
+
+def test_a_custom_pool_gives_swap_to_the_selected_workers_only():
+    nodes = [node("w1", labels={**WORKER, SWAP_POOL: ""}), node("w2", labels={**WORKER, SWAP_POOL: ""}), node("w3")]
+    result = swap.plan({"platform": "openshift", "version": "4.18", "hco_version": "1.14", "overcommit_percent": 150,
+                        "nodes": nodes, "node_selector": {SWAP_POOL: ""}, "pool": "worker-swap"})
+    pool, *configs = [o for o in result["objects"] if o["apiVersion"].startswith("machineconfiguration")]
+    assert pool["kind"] == "MachineConfigPool" and pool["metadata"]["name"] == "worker-swap"
+    # The worker pool's MachineConfigs and its own, on the nodes labelled with its role.
+    assert pool["spec"]["machineConfigSelector"]["matchExpressions"] == [
+        {"key": "machineconfiguration.openshift.io/role", "operator": "In", "values": ["worker", "worker-swap"]}]
+    assert pool["spec"]["nodeSelector"] == {"matchLabels": {SWAP_POOL: ""}}
+    kubelet = next(o for o in configs if o["kind"] == "KubeletConfig")
+    machine = next(o for o in configs if o["kind"] == "MachineConfig")
+    # The KubeletConfig selects the pool by a label the pool carries; the MachineConfig names the pool's role.
+    assert set(kubelet["spec"]["machineConfigPoolSelector"]["matchLabels"]) <= set(pool["metadata"]["labels"])
+    assert machine["metadata"]["labels"] == {"machineconfiguration.openshift.io/role": "worker-swap"}
+    assert result["pools"] == ["worker-swap"]
+    assert not any("get swap too" in w for w in result["warnings"])  # w3 stays in the worker pool, without swap
+
+
+def test_a_custom_pool_needs_its_role_label_on_every_selected_worker():
+    nodes = [node("w1", labels={**WORKER, "vms": "yes"}), node("w2", labels={**WORKER, "vms": "yes", SWAP_POOL: ""})]
+    assert errors_of({"platform": "openshift", "version": "4.20", "overcommit_percent": 150, "nodes": nodes,
+                      "node_selector": {"vms": "yes"}, "pool": "worker-swap"}) == {
+        ("pool", (f"the label {SWAP_POOL}, by which a node joins the worker-swap pool, is missing on w1: label them "
+                  f"(oc label node NAME {SWAP_POOL}=) and list it in their node_labels"))}
+
+
+def test_a_custom_pool_member_left_out_by_the_selector_is_said():
+    nodes = [node("w1", labels={**WORKER, "vms": "yes", SWAP_POOL: ""}), node("w2", labels={**WORKER, SWAP_POOL: ""})]
+    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes,
+                        "node_selector": {"vms": "yes"}, "pool": "worker-swap"})
+    assert any(w.startswith("w2 carry node-role.kubernetes.io/worker-swap") for w in result["warnings"])
+
+
+def test_a_compact_cluster_keeps_the_master_pool_for_its_control_plane_with_a_custom_pool():
+    nodes = [*COMPACT, node("w1", labels={**WORKER, SWAP_POOL: ""})]
+    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes,
+                        "pool": "worker-swap"})
+    assert result["pools"] == ["master", "worker-swap"]
+    assert [o["metadata"]["name"] for o in result["objects"]] == ["worker-swap", "90-master-swap",
+                                                                  "90-worker-swap-swap"]
+
+
+@pytest.mark.parametrize("platform, pool, message", [
+    ("openshift", "Worker_Swap", "must be a MachineConfigPool name: lower-case letters, digits and '-', at most 63"),
+    ("openshift", "worker", "worker is a built-in pool; leave pool unset to use it"),
+    ("kubernetes", "worker-swap", "MachineConfigPools exist on OpenShift only; leave pool unset on Kubernetes"),
+])
+def test_a_custom_pool_that_cannot_be_is_refused(platform, pool, message):
+    nodes = [node("w1", labels={**WORKER, SWAP_POOL: ""})]
+    version = "4.20" if platform == "openshift" else "1.33"
+    assert errors_of({"platform": platform, "version": version, "overcommit_percent": 150, "nodes": nodes,
+                      "pool": pool}) == {("pool", message)}
