@@ -61,13 +61,393 @@ attributes:
 options:
   spec:
     description:
-      - Keys C(platform) (C(kubernetes) or C(openshift)), C(version) (Kubernetes or OpenShift MAJOR.MINOR),
-        C(nodes) (inventory, each C({name, labels, memory, disk_free, cgroup, runtime, nics, network_manager,
-        iommu, cpu_vendor})), C(hco_namespace),
-        C(hyperconverged) (for placement), and the sections C(swap), C(networking), C(sriov), C(storage), C(olm).
-      - See the collection's guides (C(docs/docsite/rst/guide_*.rst)) for every key of every section.
+      - What to compute. Every key below is checked; an unknown one is refused at its path with the nearest known key.
+      - The collection's guides (networking, SR-IOV, storage, OLM, memory overcommit) give every rule and an example.
     type: dict
     required: true
+    suboptions:
+      platform:
+        description: The cluster's platform; it picks the swap mechanism and the SR-IOV flavour.
+        type: str
+        choices: [kubernetes, openshift]
+        default: kubernetes
+      version:
+        description: Kubernetes or OpenShift C(MAJOR.MINOR), as text (C("4.18"), not 4.18).
+        type: str
+      nodes:
+        description:
+          - The nodes, as the inventory describes them - C(name), C(labels), C(taints), C(memory) (a quantity),
+            C(disk_free), C(cgroup), C(runtime), C(nics), C(network_manager), C(iommu), C(cpu_vendor).
+        type: list
+        elements: dict
+      hco_namespace:
+        description: The HyperConverged namespace (the live-migration network lives there).
+        type: str
+      hyperconverged:
+        description: The HyperConverged, for the placement the hostpath-provisioner follows.
+        type: dict
+      swap:
+        description: Swap for memory overcommit (guide - memory overcommit).
+        type: dict
+        suboptions:
+          overcommit_percent:
+            description: Memory overcommit in percent, at least 10; above 100 swap is sized per node.
+            type: int
+            default: 100
+          mechanism:
+            description: How swap is configured; C(auto) picks by platform and version.
+            type: str
+            choices: [auto, wasp-agent, limited-swap, autopilot]
+            default: auto
+          node_selector:
+            description: Labels of the nodes that get swap.
+            type: dict
+            default: {node-role.kubernetes.io/worker: ""}
+          pool:
+            description:
+              - OpenShift - a custom MachineConfigPool for the selected workers, when O(spec.swap.node_selector)
+                leaves other workers out. Its nodes carry C(node-role.kubernetes.io/<pool>).
+            type: str
+          swap_behavior:
+            description: Kubernetes - the kubelet's C(memorySwap.swapBehavior), checked per version.
+            type: str
+          feature_gates:
+            description: Kubernetes - kubelet feature gates to set with swap, checked per version.
+            type: dict
+          hco_version:
+            description: The HCO release (C(MAJOR.MINOR)); from 1.16 HCO deploys wasp-agent itself.
+            type: str
+          hco_api_version:
+            description: The HyperConverged API version the overcommit setting is written for.
+            type: str
+            choices: [hco.kubevirt.io/v1beta1, hco.kubevirt.io/v1]
+            default: hco.kubevirt.io/v1beta1
+          swap_file:
+            description: OpenShift - the swap file the MachineConfig provisions.
+            type: str
+          swap_device:
+            description: Autopilot - C(file) or C(partition) (a GPT partition labelled C(OCPSWAP)).
+            type: str
+            choices: [file, partition]
+            default: file
+          encrypt:
+            description: Kubernetes - the host role encrypts the swap file (plain dm-crypt, a random key per boot).
+            type: bool
+            default: false
+          wasp:
+            description: A manual wasp-agent deployment (OpenShift before HCO 1.16).
+            type: dict
+            suboptions:
+              namespace:
+                description: Its namespace.
+                type: str
+              image:
+                description: Its image; else the C(wasp-agent) entry of O(spec.swap.wasp.csv) or O(spec.swap.wasp.related_images).
+                type: str
+              csv:
+                description: The HCO ClusterServiceVersion, whose C(spec.relatedImages) names the image.
+                type: dict
+              related_images:
+                description: C(spec.relatedImages) entries, C({name, image}).
+                type: list
+                elements: dict
+              prometheus_rule:
+                description: Whether to add the swap alerting PrometheusRule (default on OpenShift).
+                type: bool
+              extra_env:
+                description: More environment variables for the agent (removed eviction variables are warned about).
+                type: list
+                elements: dict
+              upgrade_from:
+                description: C("1.0") deletes the 1.0 AlertingRule and KubeletConfig first.
+                type: str
+              previous_kubelet_config:
+                description: The name of the 1.0 KubeletConfig to delete.
+                type: str
+      networking:
+        description: Linux bridges (nmstate), VM networks, the live-migration network (guide - networking).
+        type: dict
+        suboptions:
+          bridges:
+            description: A NodeNetworkConfigurationPolicy per bridge, and its NetworkAttachmentDefinitions.
+            type: list
+            elements: dict
+            suboptions:
+              name:
+                description: The bridge's name (a DNS label).
+                type: str
+                required: true
+              policy_name:
+                description: The policy's name (default C(<name>-policy)).
+                type: str
+              state:
+                description: C(absent) emits a policy that removes the bridge from the nodes.
+                type: str
+                choices: [present, absent]
+                default: present
+              ports:
+                description: The uplink NICs.
+                type: list
+                elements: str
+              node_selector:
+                description: Labels of the nodes that get the bridge.
+                type: dict
+              vlans:
+                description: VLAN IDs or C({min, max}) ranges trunked on the uplink.
+                type: list
+                elements: raw
+              native_vlan:
+                description: The uplink's native VLAN.
+                type: int
+              mtu:
+                description: The bridge's MTU.
+                type: int
+              stp:
+                description: C(true), C(false) or C({enabled, hello_time, forward_delay, max_age, priority}).
+                type: raw
+              carries_node_ip:
+                description: The uplink carries the node's IP - the bridge takes the NIC's MAC and keeps DHCP.
+                type: bool
+                default: false
+              copy_mac:
+                description: With O(spec.networking.bridges[].carries_node_ip), copy the NIC's MAC (C(false) is flagged).
+                type: bool
+                default: true
+              static_ip:
+                description: Refused - move static addresses with a hand-written policy in O(spec.networking.policies).
+                type: raw
+              max_unavailable:
+                description: How many nodes nmstate configures at once (a count or a percentage).
+                type: raw
+              networks:
+                description:
+                  - NetworkAttachmentDefinitions on the bridge, C({name, namespace, vlan, vlan_trunk,
+                    mac_spoof_check, hairpin, promiscuous, mtu, cni_type, resource_annotation}).
+                type: list
+                elements: dict
+          policies:
+            description: Hand-written NodeNetworkConfigurationPolicies, checked with nmstate's rules.
+            type: list
+            elements: dict
+          existing_policies:
+            description: The cluster's NNCPs, for nmstate's update rules (the prerequisites role reads them).
+            type: list
+            elements: dict
+          migration_network:
+            description: A dedicated live-migration network (macvlan and whereabouts).
+            type: dict
+            suboptions:
+              name:
+                description: The NetworkAttachmentDefinition's name.
+                type: str
+                default: migration-net
+              namespace:
+                description: Its namespace (default O(spec.hco_namespace)).
+                type: str
+              nic:
+                description: The NIC on every node.
+                type: str
+                required: true
+              range:
+                description: The whereabouts range (a CIDR or C(START-END/PREFIX)).
+                type: str
+                required: true
+              exclude:
+                description: Addresses or CIDRs whereabouts leaves out.
+                type: list
+                elements: str
+              mtu:
+                description: The macvlan interface's MTU.
+                type: int
+              nic_mtu:
+                description: The NIC's MTU, to check O(spec.networking.migration_network.mtu) against.
+                type: int
+          node_networks:
+            description: The nodes' own networks (CIDRs) that the migration range must not overlap.
+            type: list
+            elements: str
+          ovn_bridge_nics:
+            description: NICs in OVN's C(br-ex), which no bridge may take.
+            type: list
+            elements: str
+          bridge_cni_version:
+            description: The bridge CNI plugin version on the nodes (VLAN trunk behaviour changed in v1.8.0).
+            type: str
+          dns_probe_host:
+            description: Writes the NMState singleton with C(probeConfiguration.dns.host).
+            type: str
+          disconnected:
+            description: A disconnected site (nmstate skips its DNS probe without O(spec.networking.dns_probe_host)).
+            type: bool
+            default: false
+          nmstate_name:
+            description: The NMState singleton's name.
+            type: str
+            default: nmstate
+      sriov:
+        description: SR-IOV policies and networks, checked as the operator's webhook does (guide - SR-IOV).
+        type: dict
+        suboptions:
+          flavour:
+            description: Whose admission rules apply (default from O(spec.platform)).
+            type: str
+            choices: [upstream, openshift]
+          operator_namespace:
+            description: The SR-IOV operator's namespace.
+            type: str
+          supported_nics:
+            description: The cluster's supported-NIC ConfigMap data.
+            type: dict
+          operator_config:
+            description: The SriovOperatorConfig C(default) spec.
+            type: dict
+          existing_policies:
+            description: The cluster's policies, for overlap checks (the prerequisites role reads them).
+            type: list
+            elements: dict
+          node_states:
+            description: C({node - [SriovNetworkNodeState interfaces]}), for PF names and link types.
+            type: dict
+          dev_mode:
+            description: The operator's development mode (any NIC accepted).
+            type: bool
+            default: false
+          allow_control_plane:
+            description: Drop the warning and the refusal for control-plane nodes.
+            type: bool
+            default: false
+          policies:
+            description: SriovNetworkNodePolicy specs plus C(name) and optional C(namespace).
+            type: list
+            elements: dict
+            suboptions:
+              name:
+                description: The policy's name.
+                type: str
+                required: true
+              namespace:
+                description: Its namespace (default the operator's).
+                type: str
+              resourceName:
+                description: The device plugin resource name.
+                type: str
+                required: true
+              numVfs:
+                description: VFs per PF.
+                type: int
+                required: true
+              nicSelector:
+                description: Which PFs.
+                type: dict
+                required: true
+                suboptions:
+                  vendor:
+                    description: PCI vendor ID as text (C("8086"))
+                    type: str
+                  deviceID:
+                    description: PCI device ID as text.
+                    type: str
+                  pfNames:
+                    description: PF names, with VF ranges C(pf#start-end).
+                    type: list
+                    elements: str
+                  rootDevices:
+                    description: PF PCI addresses.
+                    type: list
+                    elements: str
+                  netFilter:
+                    description: An OpenStack network filter (exclusive with the others).
+                    type: str
+              nodeSelector:
+                description: Labels of the nodes to configure.
+                type: dict
+                required: true
+              deviceType:
+                description: C(vfio-pci) (default, for VMs) or C(netdevice).
+                type: str
+              priority:
+                description: 0-99 (default 99).
+                type: int
+              mtu:
+                description: The PF's MTU.
+                type: int
+              isRdma:
+                description: RDMA mode.
+                type: bool
+              linkType:
+                description: C(eth) or C(ib).
+                type: str
+              eSwitchMode:
+                description: C(legacy) or C(switchdev).
+                type: str
+              excludeTopology:
+                description: Leave the VFs out of topology hints.
+                type: bool
+              externallyManaged:
+                description: The PF's VFs are created outside the operator.
+                type: bool
+              needVhostNet:
+                description: Mount /dev/vhost-net.
+                type: bool
+              vdpaType:
+                description: C(virtio) or C(vhost) (switchdev only).
+                type: str
+              bridge:
+                description: The bridge of a switchdev policy.
+                type: dict
+          networks:
+            description:
+              - SriovNetwork specs plus C(name) and optional C(namespace) - C(resourceName), C(networkNamespace),
+                C(vlan), C(vlanQoS), C(vlanProto), C(spoofChk), C(trust), C(linkState), C(minTxRate), C(maxTxRate),
+                C(ipam), C(capabilities), C(metaPlugins), C(logLevel), C(logFile).
+            type: list
+            elements: dict
+      storage:
+        description: The hostpath-provisioner (guide - storage).
+        type: dict
+        suboptions:
+          provisioner:
+            description: The single HostPathProvisioner.
+            type: dict
+            suboptions:
+              name:
+                description: Its name.
+                type: str
+                default: hostpath-provisioner
+              storage_pools:
+                description: Pools, C({name, path, storage_class, default, pvc_template, snapshot_provider}).
+                type: list
+                elements: dict
+              path_config:
+                description: The legacy C({path}) form instead of pools.
+                type: dict
+              storage_class:
+                description: The StorageClass of the legacy form.
+                type: str
+              default:
+                description: Make that StorageClass the cluster default.
+                type: bool
+              volume_binding_mode:
+                description: The StorageClasses' binding mode.
+                type: str
+                default: WaitForFirstConsumer
+              image_pull_policy:
+                description: The CR's C(imagePullPolicy).
+                type: str
+          provisioners:
+            description: Refused when it holds more than one (the operator takes a single CR).
+            type: list
+            elements: dict
+      olm:
+        description: OLM subscriptions and their operator-pod placement (guide - OLM).
+        type: dict
+        suboptions:
+          subscriptions:
+            description:
+              - C({name, namespace, source, source_namespace, channel, starting_csv, install_plan_approval, config,
+                operator_group, subscription_name, target_namespaces}).
+            type: list
+            elements: dict
   create_namespaces:
     description:
       - Put a Namespace object first for every namespace the objects live in and do not declare, and for
