@@ -158,3 +158,16 @@ def test_openshift_vm_workers_get_swap_through_a_custom_pool(tmp_path):
     assert ("MachineConfig", "90-worker-swap") not in objects  # infra1 and infra2 get no swap
     assert swap_nodes(result.stdout) == ["vm1", "vm2"]
     assert "get swap too" not in result.stdout
+
+
+def test_a_custom_pool_on_a_cluster_without_the_machine_config_operator_writes_nothing(control_plane):
+    """The test API server serves MachineConfig and KubeletConfig but not MachineConfigPool, as a cluster without
+    the Machine Config Operator would not: the run names what is missing and writes nothing."""
+    mark = control_plane.audit_offset()
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / "openshift-vm-pool.yml"),
+                          "-i", "localhost,", "--limit", "localhost",
+                          "-e", f"ansible_python_interpreter={sys.executable}",
+                          "-e", f"site_kubeconfig={control_plane.kubeconfig}")
+    assert result.returncode != 0
+    assert "MachineConfigPool (machineconfiguration.openshift.io/v1)" in result.stdout
+    assert server_writes(control_plane, mark) == []
