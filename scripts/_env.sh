@@ -11,10 +11,11 @@ export VIRTINFRA_CACHE="${VIRTINFRA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/virti
 # that runs on it (2.21 on 3.12+, 2.19 on 3.11). pyenv's installs are looked at directly, as tests/matrix/run.py
 # does (a shim may name a version that is not installed); PYTHON chooses another.
 newest_python() {
-  local minor candidate
+  local minor candidate installed
   for minor in 3.13 3.12 3.11; do
-    for candidate in $(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python"$minor" 2>/dev/null                          | sort -V -r) "$(command -v "python$minor" || true)"; do
-      if [ -n "$candidate" ] && "$candidate" -c 'import venv, ensurepip' >/dev/null 2>&1; then
+    installed="$(printf '%s\n' "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$minor".*/bin/python"$minor" | sort -V -r)"
+    for candidate in $installed "$(command -v "python$minor" || true)"; do
+      if [ -x "$candidate" ] && "$candidate" -c 'import venv, ensurepip' >/dev/null 2>&1; then
         echo "$candidate"; return
       fi
     done

@@ -150,7 +150,7 @@ def test_the_execution_environment_builds_and_runs_the_site_in_render_and_apply_
     compared = filecmp.dircmp(reference, out)
     assert sorted(p.name for p in reference.iterdir()) == sorted(p.name for p in out.iterdir())
     assert not compared.diff_files and not compared.funny_files, compared.diff_files
-    _, mismatch, errors = filecmp.cmpfiles(reference, out, [p.name for p in reference.iterdir()], shallow=False)
+    _matching, mismatch, errors = filecmp.cmpfiles(reference, out, [p.name for p in reference.iterdir()], shallow=False)
     assert not mismatch and not errors, (mismatch, errors)
 
     # Apply mode, as AWX's Kubernetes bearer-token credential injects it, twice.
@@ -162,7 +162,7 @@ def test_the_execution_environment_builds_and_runs_the_site_in_render_and_apply_
         credential = {"K8S_AUTH_HOST": plane.server, "K8S_AUTH_API_KEY": plane.admin_token,
                       "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": "/runner/ca.crt"}
         recaps = []
-        for _ in ("first", "second"):
+        for _attempt in ("first", "second"):
             apply = _run_in_ee("ansible-playbook", "-i", inventory, "-i", "localhost,", "--limit", "localhost",
                                "virtinfra.hyperconverged.site", "-e", "site_platform_version=1.34",
                                env=credential, volumes=(f"{ca}:/runner/ca.crt:ro",))

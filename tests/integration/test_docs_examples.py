@@ -33,7 +33,7 @@ BLOCK = re.compile(r"^\.\. code-block:: (yaml|yaml\+jinja)\n\n((?:(?:   .*)?\n)+
 
 def yaml_blocks(path: pathlib.Path) -> list[str]:
     return [re.sub(r"^   ", "", body, flags=re.MULTILINE).strip() + "\n"
-            for _, body in BLOCK.findall(path.read_text(encoding="utf-8"))]
+            for _language, body in BLOCK.findall(path.read_text(encoding="utf-8"))]
 
 
 def module_examples(path: pathlib.Path) -> str:

@@ -408,8 +408,8 @@ class Applier:
                     used_in.setdefault(item.resource, set()).update(
                         [item.namespace] if item.resource.namespaced and item.namespace else [])
             scopes = list(used_in.items())
-            for (resource, _where), found in zip(scopes, self._parallel(lambda scope: self._list_scope(*scope),
-                                                                         scopes)):
+            per_scope = self._parallel(lambda scope: self._list_scope(*scope), scopes)
+            for (resource, _where), found in zip(scopes, per_scope):
                 for obj in found:
                     meta = obj.get("metadata") or {}
                     listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
@@ -673,7 +673,7 @@ class Applier:
 
     def _write_one(self, item: Item) -> None:
         status, result = self._apply(item, item.body or item.desired, force=self.options.drift == "revert",
-                                              dry_run=False)
+                                     dry_run=False)
         if item.action == "created" and status != 201:
             # Created by someone else between this run's dry run and its write.
             item.action = "updated"
