@@ -148,3 +148,23 @@ def test_every_module_example_runs(module: str, tmp_path: pathlib.Path, request:
         argv.append("--check")
     result = run(*argv, cwd=tmp_path, env_extra=env_extra)
     assert "failed=0" in result.stdout
+
+
+# Files a user of the installed collection does not have: the design notes and the reference material of the
+# project's source tree.
+NOT_SHIPPED = re.compile(r"\.\./shared|hco-mapping\.md|node-prereqs\.md|hco-seed-release\.md|apply-architecture\.md"
+                         r"|test-harness\.md|conventions\.md")
+
+
+@pytest.mark.parametrize("document", [*GUIDE_FILES, *sorted((ROOT / "plugins" / "modules").glob("*.py"))],
+                         ids=lambda p: p.name)
+def test_no_doc_refers_to_a_file_users_do_not_have(document: pathlib.Path):
+    text = document.read_text(encoding="utf-8")
+    if document.suffix == ".py":
+        text = "".join(ast.literal_eval(node.value) for node in ast.parse(text).body
+                       if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in
+                       ("DOCUMENTATION", "EXAMPLES", "RETURN"))
+    assert NOT_SHIPPED.findall(text) == []
+    # Paths of the collection named in the docs exist in it.
+    named = set(re.findall(r"``((?:examples|extensions|playbooks|roles|meta|docs)/[\w./-]+)``", text))
+    assert {path for path in named if not (ROOT / path).exists()} == set()
