@@ -20,11 +20,11 @@ from .common import Problems, check_keys, check_label_map, control_plane_vm_node
 KEYS = frozenset(("flavour", "operator_namespace", "supported_nics", "operator_config", "existing_policies", "policies",
                   "networks", "dev_mode", "allow_control_plane", "node_states"))
 # SriovNetworkNodePolicy and SriovNetwork spec fields (their CRDs), plus the object's name and namespace.
-POLICY_KEYS = frozenset(("name", "namespace", "bridge", "deviceType", "eSwitchMode", "excludeTopology",
+POLICY_KEYS = frozenset(("name", "namespace", "state", "bridge", "deviceType", "eSwitchMode", "excludeTopology",
                          "externallyManaged", "isRdma", "linkType", "mtu", "needVhostNet", "nicSelector", "nodeSelector",
                          "numVfs", "priority", "resourceName", "vdpaType"))
 NIC_SELECTOR_KEYS = frozenset(("deviceID", "netFilter", "pfNames", "rootDevices", "vendor"))
-NETWORK_KEYS = frozenset(("name", "namespace", "capabilities", "ipam", "linkState", "logFile", "logLevel", "maxTxRate",
+NETWORK_KEYS = frozenset(("name", "namespace", "state", "capabilities", "ipam", "linkState", "logFile", "logLevel", "maxTxRate",
                           "metaPlugins", "minTxRate", "networkNamespace", "resourceName", "spoofChk", "trust", "vlan",
                           "vlanProto", "vlanQoS"))
 
@@ -52,14 +52,19 @@ SUPPORTED_NICS = {flavour: _nic_table(flavour) for flavour in ("upstream", "open
 FLAVOURS: dict[str, dict[str, t.Any]] = {
     "upstream": {"name": "upstream", "namespace": "sriov-network-operator", "prefix": "openshift.io",
                  "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")},
-    # The fork only checks ^[a-zA-Z0-9_]+$; we also apply upstream's boundary and length rules so a name is valid
-    # for both, and refuse what the fork would take silently ("_", 64 characters).
+    # The fork checks ^[a-zA-Z0-9_]+$ only, with no length limit; beyond that the kubelet's rule is applied.
     "openshift": {"name": "openshift", "namespace": "openshift-sriov-network-operator", "prefix": "openshift.io",
-                  "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_]*[a-zA-Z0-9])?$")},
+                  "resource_name": re.compile(r"^[a-zA-Z0-9_]+$"), "unlimited": True},
 }
+MTU_RULE = "must be within 1-9216 (the config daemon cannot set a larger MTU on a PF, and the node fails)"
+EXTENDED_RESOURCE_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 INTEL, MELLANOX = "8086", "15b3"
 MELLANOX_MAX_VFS = 128
-_PF_RANGE = re.compile(r"^(\d+)-(\d+)$")
+
+
+def go_atoi(text: str) -> int | None:
+    """Go's strconv.Atoi, which the webhook reads range bounds with: an optional sign, then digits (``+3`` is 3)."""
+    return int(text) if re.fullmatch(r"[+-]?[0-9]+", text) else None
 
 
 def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, tuple[int, int] | None, str | None]:
@@ -69,14 +74,14 @@ def parse_pf_name(entry: str, num_vfs: int) -> tuple[str, tuple[int, int] | None
     if entry.count("#") != 1:
         return entry, None, f"incorrect separator character usage in PF name {entry}"
     pf, _sep, spec = entry.partition("#")
-    if "-" not in spec:
+    bounds = spec.split("-")
+    if len(bounds) != 2:
         return pf, None, f"incorrect range character usage in PF name {entry}"
-    start_text, _sep, end_text = spec.partition("-")
-    if not start_text.isdigit():
+    start, end = go_atoi(bounds[0]), go_atoi(bounds[1])
+    if start is None:
         return pf, None, f"start range is incorrect in PF name {entry}"
-    if not end_text.isdigit():
+    if end is None:
         return pf, None, f"end range is incorrect in PF name {entry}"
-    start, end = int(start_text), int(end_text)
     if end < start:
         return pf, None, f"end range shall not be smaller than start range in PF name {entry}"
     if end >= num_vfs:
@@ -116,8 +121,12 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         (f"existing policy {p.get('metadata', {}).get('name', i)}", p.get("spec", p))
         for i, p in enumerate(spec.get("existing_policies") or [])]
     resource_names = {p.get("resourceName") for _path, p in accepted}
+    removed: list[dict[str, t.Any]] = []
     for index, policy in enumerate(spec.get("policies") or []):
         where = path("policies", index)
+        if _absent(problems, where, policy):
+            removed.append(_reference("SriovNetworkNodePolicy", policy, namespace))
+            continue
         built = _policy(problems, where, policy, spec, profile, nics, accepted)
         if built:
             built["metadata"]["namespace"] = policy.get("namespace", namespace)
@@ -131,12 +140,33 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             resource_names.add(built["spec"]["resourceName"])
     nads = []
     for index, network in enumerate(spec.get("networks") or []):
+        if _absent(problems, path("networks", index), network):
+            removed.append(_reference("SriovNetwork", network, namespace))
+            continue
         built = _network(problems, path("networks", index), network, namespace, resource_names)
         if built:
             objects.append(built)
             nads.append(render_nad(built, profile["prefix"]))
     problems.raise_if_any()
-    return {"objects": objects, "generated_nads": nads, "warnings": problems.warnings, "flavour": flavour}
+    return {"objects": objects, "delete": removed, "generated_nads": nads, "warnings": problems.warnings,
+            "flavour": flavour}
+
+
+def _absent(problems: Problems, where: str, item: t.Any) -> bool:
+    """``state: absent`` marks an object to delete (only if this collection's apply set created it)."""
+    if not isinstance(item, dict):
+        return False
+    state = item.get("state", "present")
+    if state not in ("present", "absent"):
+        problems.error(path(where, "state"), "must be present or absent")
+    if state == "absent" and not item.get("name"):
+        problems.error(path(where, "name"), "required to say what to delete")
+    return state == "absent" and bool(item.get("name"))
+
+
+def _reference(kind: str, item: t.Mapping[str, t.Any], namespace: str) -> dict[str, t.Any]:
+    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": kind,
+            "metadata": {"name": item["name"], "namespace": item.get("namespace", namespace)}}
 
 
 def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, t.Any], profile: dict[str, t.Any],
@@ -145,17 +175,25 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
         problems.error(where, "each policy needs a name")
         return None
     before = len(problems.errors)
-    body = {k: v for k, v in policy.items() if k not in ("name", "namespace")}
+    body = {k: v for k, v in policy.items() if k not in ("name", "namespace", "state")}
     if policy["name"] == "default":
         # The operator's own policy: its webhook does not validate it, and neither do we.
         problems.warn(f"{where}: policy 'default' is the operator's own and is not validated (its webhook skips it)")
         return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
                 "metadata": {"name": "default"}, "spec": body}
     resource = body.get("resourceName")
-    if not isinstance(resource, str) or len(resource) > 63 or not profile["resource_name"].match(resource):
+    if not isinstance(resource, str) or (len(resource) > 63 and not profile.get("unlimited")) \
+            or not profile["resource_name"].match(resource):
         hint = (" (the OpenShift operator allows letters, digits and '_' only)"
                 if "-" in str(resource) and profile["name"] == "openshift" else "")
         problems.error(path(where, "resourceName"), f"resource name {resource!r} is invalid{hint}")
+    elif len(resource) > 63 or not EXTENDED_RESOURCE_NAME.match(resource):
+        # Deliberately earlier than the OpenShift webhook, which admits it: the kubelet refuses it later.
+        problems.error(path(where, "resourceName"),
+                       f"resource name {resource!r} is admitted by the OpenShift operator, but "
+                       f"{profile['prefix']}/{resource} is not a valid extended resource name (at most 63 characters, "
+                       "starting and ending with a letter or digit): the kubelet would refuse the device plugin's "
+                       "registration and no VF would ever be allocatable")
     selector = check_label_map(problems, path(where, "nodeSelector"), body.get("nodeSelector"))
     if not selector:
         problems.error(path(where, "nodeSelector"), "required")
@@ -167,7 +205,7 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     if not isinstance(priority, int) or not 0 <= priority <= 99:
         problems.error(path(where, "priority"), "must be within 0-99")
     if "mtu" in body and (not isinstance(body["mtu"], int) or not 1 <= body["mtu"] <= 9216):
-        problems.error(path(where, "mtu"), "must be within 1-9216")
+        problems.error(path(where, "mtu"), MTU_RULE)
     device_type = body.setdefault("deviceType", "vfio-pci")
     if device_type not in ("netdevice", "vfio-pci"):
         problems.error(path(where, "deviceType"), "must be netdevice or vfio-pci")
@@ -196,7 +234,7 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     # The stored copy of this same policy (a re-run with the cluster's policies) is not an overlap: the operator
     # skips the object with the policy's own name.
     others = [(label, other) for label, other in accepted if label != f"existing policy {policy['name']}"]
-    _check_overlaps(problems, where, body, others, num_vfs)
+    _check_overlaps(problems, where, body, others, num_vfs, _pf_aliases(spec.get("node_states")))
     if len(problems.errors) > before:
         return None
     return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
@@ -230,7 +268,8 @@ def _check_nic_selector(problems: Problems, where: str, nic: t.Mapping[str, t.An
     for index, address in enumerate(nic.get("rootDevices") or []):
         if not re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", str(address)):
             problems.error(path(where, "rootDevices", index), f"{address!r} is not a full PCI address "
-                                                              "(domain:bus:device.function, e.g. 0000:86:00.1)")
+                                                              "(domain:bus:device.function, e.g. 0000:86:00.1): the "
+                                                              "operator would match no NIC with it")
 
 
 def _selected_interfaces(nic: t.Mapping[str, t.Any], interfaces: t.Sequence[t.Mapping[str, t.Any]],
@@ -293,20 +332,40 @@ def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], se
                                                           f"{iface.get('numVfs') or 0} VFs")
                 if body.get("mtu") and iface.get("mtu") and body["mtu"] > iface["mtu"]:
                     problems.error(path(where, "mtu"), f"externally managed: MTU above the PF MTU {iface['mtu']}")
+                if body.get("linkType") and iface.get("linkType") \
+                        and str(body["linkType"]).lower() != str(iface["linkType"]).lower():
+                    problems.error(path(where, "linkType"), f"externally managed: linkType {body['linkType']} differs "
+                                                            f"from the link type of {name} ({iface['linkType']})")
     if not any_selected:
         problems.error(path(where, "nicSelector"), "no supported NIC is selected by the nicSelector on the "
                                                    "matched nodes")
 
 
+def _pf_aliases(states: t.Any) -> dict[str, str]:
+    """Each PF altname the nodes report, mapped to the PF's name: the webhook compares resolved names."""
+    aliases: dict[str, str] = {}
+    for interfaces in (states or {}).values() if isinstance(states, dict) else ():
+        for iface in interfaces or []:
+            if isinstance(iface, dict) and iface.get("name"):
+                for alt in iface.get("altNames") or []:
+                    aliases[str(alt)] = str(iface["name"])
+    return aliases
+
+
 def _check_overlaps(problems: Problems, where: str, body: t.Mapping[str, t.Any],
-                    accepted: list[tuple[str, dict[str, t.Any]]], num_vfs: int) -> None:
+                    accepted: list[tuple[str, dict[str, t.Any]]], num_vfs: int, aliases: dict[str, str]) -> None:
     nic = body.get("nicSelector") or {}
-    mine = [parse_pf_name(str(p), num_vfs) for p in nic.get("pfNames") or []]
+
+    def resolved(entries: t.Any, vfs: int) -> list[tuple[str, tuple[int, int] | None, str | None]]:
+        parsed = [parse_pf_name(str(p), vfs) for p in entries or []]
+        return [(aliases.get(pf, pf), vf_range, error) for pf, vf_range, error in parsed]
+
+    mine = resolved(nic.get("pfNames"), num_vfs)
     for label, other in accepted:
         other_nic = other.get("nicSelector") or {}
         if not _same_nodes(body.get("nodeSelector") or {}, other.get("nodeSelector") or {}):
             continue
-        theirs = [parse_pf_name(str(p), int(other.get("numVfs") or 0) or 1) for p in other_nic.get("pfNames") or []]
+        theirs = resolved(other_nic.get("pfNames"), int(other.get("numVfs") or 0) or 1)
         for pf, vf_range, _err in mine:
             clash = next(((r, e) for p, r, e in theirs if p == pf), None)
             if clash is None:
@@ -342,7 +401,7 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
         problems.error(where, "each network needs a name")
         return None
     before = len(problems.errors)
-    body = {k: v for k, v in network.items() if k not in ("name", "namespace")}
+    body = {k: v for k, v in network.items() if k not in ("name", "namespace", "state")}
     network_namespace = network.get("namespace", namespace)
     if network_namespace != namespace and body.get("networkNamespace"):
         problems.error(path(where, "networkNamespace"), f"networkNamespace is allowed only for a SriovNetwork in the "
@@ -365,12 +424,39 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
                            ("vlanProto", ("802.1q", "802.1Q", "802.1ad", "802.1AD"))):
         if field in body and body[field] not in allowed:
             problems.error(path(where, field), f"must be one of {', '.join(allowed)}")
-    if "ipam" in body and not isinstance(body["ipam"], str):
-        body["ipam"] = json.dumps(body["ipam"], separators=(",", ":"))
+    for field in ("ipam", "capabilities"):  # JSON strings in the CRD; a mapping is written out for the user
+        if field in body and not isinstance(body[field], str):
+            body[field] = json.dumps(body[field], separators=(",", ":"))
+        if body.get(field):
+            _check_json(problems, path(where, field), body[field], "{}")
+    if "metaPlugins" in body:
+        if isinstance(body["metaPlugins"], list):
+            body["metaPlugins"] = ",".join(json.dumps(p, separators=(",", ":")) for p in body["metaPlugins"])
+        if body["metaPlugins"]:
+            _check_json(problems, path(where, "metaPlugins"), body["metaPlugins"], "[]")
+    if body.get("logLevel", "") not in LOG_LEVELS:
+        problems.error(path(where, "logLevel"), f"must be one of {', '.join(repr(v) for v in LOG_LEVELS)}")
     if len(problems.errors) > before:
         return None
     return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
             "metadata": {"name": network["name"], "namespace": network_namespace}, "spec": body}
+
+
+LOG_LEVELS = ("panic", "error", "warning", "info", "debug", "")
+
+
+def _check_json(problems: Problems, where: str, text: t.Any, shape: str) -> None:
+    """A JSON string the operator pastes into the generated CNI config: an object, or (metaPlugins) the plugin
+    objects that follow sriov in the conflist's plugins list, comma-separated."""
+    try:
+        value = json.loads(f"[{text}]" if shape == "[]" else str(text))
+    except ValueError as exc:
+        problems.error(where, f"is not valid JSON ({exc}): the operator would render a broken CNI config")
+        return
+    if shape == "[]" and not all(isinstance(p, dict) and p.get("type") for p in value):
+        problems.error(where, "must be CNI plugin objects, each with a type")
+    elif shape != "[]" and not isinstance(value, dict):
+        problems.error(where, "must be a JSON object")
 
 
 OPERATOR_CONFIG_FIELDS = frozenset((
@@ -432,13 +518,25 @@ def render_nad(network: t.Mapping[str, t.Any], prefix: str) -> dict[str, t.Any]:
     spec = network["spec"]
     meta = network["metadata"]
     target = spec.get("networkNamespace") or meta["namespace"]
-    config: dict[str, t.Any] = {"cniVersion": "1.0.0", "name": meta["name"], "type": "sriov",
-                                "vlan": spec.get("vlan", 0), "vlanQoS": spec.get("vlanQoS", 0)}
-    for field, key in (("spoofChk", "spoofchk"), ("trust", "trust"), ("linkState", "link_state"),
-                       ("minTxRate", "min_tx_rate"), ("maxTxRate", "max_tx_rate"), ("vlanProto", "vlanProto")):
+    plugin: dict[str, t.Any] = {"type": "sriov", "vlan": spec.get("vlan", 0), "vlanQoS": spec.get("vlanQoS", 0)}
+    for field, key in (("spoofChk", "spoofchk"), ("trust", "trust"), ("vlanProto", "vlanProto"),
+                       ("minTxRate", "min_tx_rate"), ("maxTxRate", "max_tx_rate")):
         if field in spec:
-            config[key] = spec[field]
-    config["ipam"] = json.loads("".join(spec["ipam"].split())) if spec.get("ipam") else {}
+            plugin[key] = spec[field]
+    if spec.get("capabilities"):
+        plugin["capabilities"] = json.loads(spec["capabilities"])
+    if spec.get("linkState"):
+        plugin["link_state"] = spec["linkState"]
+    for field in ("logLevel", "logFile"):  # passed on only when set
+        if spec.get(field):
+            plugin[field] = spec[field]
+    # The operator strips every whitespace character from the ipam string, even inside its values.
+    plugin["ipam"] = json.loads("".join(spec["ipam"].split())) if spec.get("ipam") else {}
+    config: dict[str, t.Any] = {"cniVersion": "1.0.0", "name": meta["name"]}
+    if spec.get("metaPlugins"):  # a conflist: sriov first, then the chained plugins
+        config["plugins"] = [plugin, *json.loads(f"[{spec['metaPlugins']}]")]
+    else:
+        config.update(plugin)
     return {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
             "metadata": {"name": meta["name"], "namespace": target, "annotations": {
                 "k8s.v1.cni.cncf.io/resourceName": f"{prefix}/{spec['resourceName']}",

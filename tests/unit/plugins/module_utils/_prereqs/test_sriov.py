@@ -71,7 +71,7 @@ def test_ib_link_type_sets_rdma_unless_vfio():  # SR-05, SR-06
     ({"nicSelector": {"pfNames": ["ens803f1#3"]}},  # SR-12
      ("policies[0].nicSelector.pfNames[0]", "incorrect range character usage in PF name ens803f1#3")),
     ({"priority": 100}, ("policies[0].priority", "must be within 0-99")),                                  # SR-24
-    ({"mtu": 0}, ("policies[0].mtu", "must be within 1-9216")),                                            # SR-25
+    ({"mtu": 0}, ("policies[0].mtu", sriov.MTU_RULE)),                                            # SR-25
     ({"vdpaType": "virtio"}, ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),
     ({"vdpaType": "virtio", "deviceType": "netdevice"},
      ("policies[0].vdpaType", "vdpa requires deviceType netdevice and eSwitchMode switchdev")),           # SR-26
@@ -149,6 +149,14 @@ def test_resource_name_syntax_per_flavour(name, upstream_ok, openshift_ok):
             assert sriov.plan(value)["objects"]
         else:
             assert any(p == "policies[0].resourceName" for p, _msg in errors_of(value))
+
+
+@pytest.mark.parametrize("name", ["_", "_vm", "vm_", "a" * 64])
+def test_an_openshift_resource_name_the_kubelet_refuses_is_refused_naming_that_failure(name):
+    # Deliberate difference: the OpenShift webhook (^[a-zA-Z0-9_]+$, no length) admits these.
+    [(where, message)] = errors_of({"flavour": "openshift", "policies": [policy(resourceName=name)]})
+    assert where == "policies[0].resourceName"
+    assert "admitted by the OpenShift operator" in message and "the kubelet would refuse" in message
 
 
 def test_a_schedulable_control_plane_gets_vfs_with_a_warning_and_a_tainted_one_is_refused():  # SR-30
@@ -269,3 +277,75 @@ def test_the_iommu_warning_for_200_nodes_is_one_line():
     assert warnings == [
         ("policies[0]: nodes w000, w001, w002, w003, w004 and 195 more have no IOMMU enabled: the config daemon adds "
          "the kernel arguments intel_iommu=on iommu=pt, then drains and reboots each")]
+
+
+def test_pf_range_bounds_are_read_as_gos_atoi_reads_them():
+    # The webhook splits on "-" and reads each side with strconv.Atoi, which takes a leading "+".
+    assert sriov.parse_pf_name("ens803f1#0-+3", 8) == ("ens803f1", (0, 3), None)
+    assert sriov.parse_pf_name("ens803f1#+1-2", 8) == ("ens803f1", (1, 2), None)
+    assert sriov.plan(spec(policy(nicSelector={"pfNames": ["ens803f1#0-+3"]})))["objects"]
+    old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f1#3-4"]})}
+    problems = errors_of(spec(policy(nicSelector={"pfNames": ["ens803f1#0-+3"]}), existing=[old]))
+    assert [p for p, _msg in problems] == ["policies[0].nicSelector.pfNames"]
+    assert sriov.parse_pf_name("ens803f1#0-3-4", 8)[2] == "incorrect range character usage in PF name ens803f1#0-3-4"
+
+
+def test_an_altname_is_resolved_to_its_pf_when_looking_for_overlaps():
+    states = {"w1": [{**STATES["w1"][1], "altNames": ["enp134s0f1"]}, STATES["w1"][0]]}
+    old = {"metadata": {"name": "old"}, "spec": policy(nicSelector={"pfNames": ["ens803f1#0-3"]})}
+    value = {**spec(policy(nicSelector={"pfNames": ["enp134s0f1#2-5"]}), existing=[old]), "node_states": states}
+    problems = errors_of(value)
+    assert problems == [("policies[0].nicSelector.pfNames",
+                         "VF index range in ens803f1#2-5 is overlapped with existing policy old")]
+    apart = {**value, "policies": [policy(nicSelector={"pfNames": ["enp134s0f1#4-5"]})]}
+    assert sriov.plan(apart)["objects"]
+
+
+def test_an_externally_managed_policy_must_have_the_pfs_link_type():
+    states = {"w1": [{**STATES["w1"][0], "numVfs": 8, "linkType": "ETH"}]}
+    value = {**spec(policy(externallyManaged=True, linkType="ib", deviceType="netdevice")), "node_states": states}
+    assert ("policies[0].linkType", "externally managed: linkType ib differs from the link type of ens803f0 (ETH)") \
+        in errors_of(value)
+    same = {**value, "policies": [policy(externallyManaged=True, linkType="eth")]}  # compared ignoring case
+    assert sriov.plan(same)["objects"]
+
+
+def test_the_generated_nad_passes_capabilities_and_log_settings_on():
+    network = {"name": "n", "resourceName": "vm_sriov", "capabilities": '{"ips": true}', "logLevel": "debug",
+               "logFile": "/var/log/sriov.log", "linkState": "enable"}
+    config = json.loads(sriov.plan(spec(policy(), networks=[network]))["generated_nads"][0]["spec"]["config"])
+    assert config == {"cniVersion": "1.0.0", "name": "n", "type": "sriov", "vlan": 0, "vlanQoS": 0,
+                      "capabilities": {"ips": True}, "link_state": "enable", "logLevel": "debug",
+                      "logFile": "/var/log/sriov.log", "ipam": {}}
+    quiet = json.loads(sriov.plan(spec(policy(), networks=[{**network, "logLevel": "", "logFile": ""}]))[
+        "generated_nads"][0]["spec"]["config"])
+    assert "logLevel" not in quiet and "logFile" not in quiet  # empty means not set
+
+
+def test_meta_plugins_make_the_generated_nad_a_conflist():
+    network = {"name": "n", "resourceName": "vm_sriov", "ipam": '{"type": "host-local", "subnet": "10.0.0.0/24"}',
+               "metaPlugins": '{"type": "tuning", "sysctl": {"net.ipv4.conf.IFNAME.arp_notify": "1"}}, '
+                              '{"type": "firewall"}'}
+    config = json.loads(sriov.plan(spec(policy(), networks=[network]))["generated_nads"][0]["spec"]["config"])
+    assert config == {"cniVersion": "1.0.0", "name": "n", "plugins": [
+        {"type": "sriov", "vlan": 0, "vlanQoS": 0, "ipam": {"type": "host-local", "subnet": "10.0.0.0/24"}},
+        {"type": "tuning", "sysctl": {"net.ipv4.conf.IFNAME.arp_notify": "1"}}, {"type": "firewall"}]}
+
+
+def test_json_fields_of_a_network_must_be_json_the_cni_can_read():
+    network = {"name": "n", "resourceName": "vm_sriov", "capabilities": "{ips: true}",
+               "metaPlugins": '{"sysctl": {}}', "logLevel": "verbose"}
+    paths = [p for p, _msg in errors_of(spec(policy(), networks=[network]))]
+    assert paths == ["networks[0].capabilities", "networks[0].metaPlugins", "networks[0].logLevel"]
+
+
+def test_a_policy_or_network_marked_absent_is_listed_for_deletion_and_not_checked():
+    result = sriov.plan(spec(policy(), {"name": "gone", "state": "absent"},
+                             networks=[{"name": "old-net", "state": "absent"}]))
+    assert [o["metadata"]["name"] for o in result["objects"]] == ["p"]
+    assert result["delete"] == [
+        {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+         "metadata": {"name": "gone", "namespace": "openshift-sriov-network-operator"}},
+        {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
+         "metadata": {"name": "old-net", "namespace": "openshift-sriov-network-operator"}}]
+    assert errors_of(spec(policy(state="gone"))) == [("policies[0].state", "must be present or absent")]
