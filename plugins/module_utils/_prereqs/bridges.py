@@ -15,6 +15,7 @@ import math
 import re
 import typing as t
 
+from . import nads as raw_nads
 from .common import (
     DNS_LABEL,
     DNS_SUBDOMAIN,
@@ -29,7 +30,8 @@ from .common import (
 
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
 KEYS = frozenset(("bridges", "policies", "existing_policies", "migration_network", "node_networks", "ovn_bridge_nics",
-                  "bridge_cni_version", "dns_probe_host", "disconnected", "nmstate_name"))
+                  "bridge_cni_version", "dns_probe_host", "disconnected", "nmstate_name", "nads",
+                  "recreate_changed_capture"))
 BRIDGE_KEYS = frozenset(("name", "policy_name", "state", "ports", "node_selector", "vlans", "native_vlan", "mtu", "stp",
                          "carries_node_ip", "max_unavailable", "networks", "copy_mac", "static_ip"))
 MIGRATION_KEYS = frozenset(("name", "namespace", "nic", "range", "exclude", "mtu", "nic_mtu"))
@@ -46,6 +48,8 @@ STP_RANGES = {"hello-time": (1, 10), "forward-delay": (2, 30), "max-age": (6, 40
 DEFAULT_MAX_UNAVAILABLE = "50%"
 # The bridge CNI accepts vlan together with vlanTrunk (vlan = the trunk port's PVID) from plugins v1.8.0.
 BRIDGE_CNI_VLAN_WITH_TRUNK = (1, 8)
+MAX_NODE_SELECTOR_ENTRIES = 256
+MULTICAST_ROUTER_VALUES = ("auto", "disabled", "enabled", 0, 1, 2)
 _PERCENT = re.compile(r"^(\d{1,3})%$")
 _DNS_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
 
@@ -79,6 +83,7 @@ def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
     for index, bridge in enumerate(spec.get("bridges") or []):
         check_keys(problems, path("bridges", index), bridge, BRIDGE_KEYS)
     check_keys(problems, "migration_network", spec.get("migration_network"), MIGRATION_KEYS)
+    raw_nads.check_input(problems, spec.get("nads"))
 
 
 def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
@@ -91,33 +96,47 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     ovn_nics = set(spec.get("ovn_bridge_nics") or [])
     version_text = spec.get("bridge_cni_version")
     cni_version = version_tuple(version_text, "bridge_cni_version", problems) if version_text else None
+    existing_names = {(p.get("metadata") or {}).get("name") for p in spec.get("existing_policies") or []
+                      if isinstance(p, dict)}
     for index, bridge in enumerate(spec.get("bridges") or []):
         where = path("bridges", index)
-        built, nics = _bridge(problems, where, bridge, ports_in_use, ovn_nics, spec, cni_version)
+        built, nics = _bridge(problems, where, bridge, ports_in_use, ovn_nics, spec, cni_version, existing_names)
         if built:
             policies.append((where, built[0], nics))
             objects += built
     for index, policy in enumerate(spec.get("policies") or []):
         where = path("policies", index)
-        checked = _raw_policy(problems, where, policy, ports_in_use)
+        checked = _raw_policy(problems, where, policy, ports_in_use, existing_names)
         if checked:
             policies.append((where, checked[0], checked[1]))
             objects.append(checked[0])
+    for where, nncp, _nics in policies:
+        selector = nncp["spec"].get("nodeSelector")
+        if isinstance(selector, dict) and len(selector) > MAX_NODE_SELECTOR_ENTRIES:
+            problems.error(path(where, "nodeSelector"), f"Too many: {len(selector)}: must have at most "
+                                                        f"{MAX_NODE_SELECTOR_ENTRIES} items (the NNCP CRD)")
     rollout = _check_nodes(problems, spec, policies)
-    recreate = _check_updates(problems, spec.get("existing_policies"), policies)
+    recreate = _check_updates(problems, spec.get("existing_policies"), policies,
+                              bool(spec.get("recreate_changed_capture")))
+    nad_objects, removed, previews = raw_nads.plan(problems, spec.get("nads"))
+    objects += nad_objects
     nmstate = _nmstate(problems, spec)
     if nmstate:
         objects.insert(0, nmstate)
     hyperconverged: dict[str, t.Any] = {}
     migration = spec.get("migration_network")
     if migration:
+        before = len(problems.errors)
         nad = _migration_nad(problems, "migration_network", migration, spec)
-        if nad:
+        if nad and len(problems.errors) == before:
             objects.append(nad)
             hyperconverged = {"spec": {"liveMigrationConfig": {"network": nad["metadata"]["name"]}}}
+            ipam = json.loads(nad["spec"]["config"])["ipam"]
+            previews += [{"nad": f"{nad['metadata']['namespace']}/{nad['metadata']['name']}", **p}
+                         for p in raw_nads.whereabouts_preview(problems, "migration_network", ipam)]
     problems.raise_if_any()
     return {"objects": objects, "hyperconverged": hyperconverged, "warnings": problems.warnings,
-            "rollout": rollout, "recreate": recreate,
+            "rollout": rollout, "recreate": recreate, "delete": removed, "address_preview": previews,
             "delete_first": [{"apiVersion": NNCP_API_VERSION, "kind": "NodeNetworkConfigurationPolicy",
                               "metadata": {"name": name}} for name in recreate]}
 
@@ -147,7 +166,8 @@ def _max_unavailable(problems: Problems, where: str, value: t.Any) -> None:
 
 
 def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[str, str], ovn_nics: set[str],
-            spec: t.Mapping[str, t.Any], cni_version: tuple[int, int] | None) -> tuple[list[dict[str, t.Any]], list[tuple[str, str]]]:
+            spec: t.Mapping[str, t.Any], cni_version: tuple[int, int] | None,
+            existing_names: set[t.Any]) -> tuple[list[dict[str, t.Any]], list[tuple[str, str]]]:
     if not isinstance(bridge, dict):
         problems.error(where, "must be a mapping")
         return [], []
@@ -156,8 +176,7 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
         problems.error(path(where, "name"), "a Linux interface name of 1-15 characters is required")
         name = str(name)
     policy_name = bridge.get("policy_name", f"{name}-policy")
-    if not _policy_name_ok(policy_name):
-        problems.error(path(where, "policy_name"), POLICY_NAME_RULE)
+    _check_policy_name(problems, path(where, "policy_name"), policy_name, existing_names)
     state = bridge.get("state", "present")
     if state not in ("present", "absent"):
         problems.error(path(where, "state"), "must be present or absent")
@@ -307,8 +326,17 @@ def _policy_name_ok(name: t.Any) -> bool:
         and bool(DNS_SUBDOMAIN.match(name))
 
 
-def _raw_policy(problems: Problems, where: str, policy: t.Any,
-                ports_in_use: dict[str, str]) -> tuple[dict[str, t.Any], list[tuple[str, str]]] | None:
+def _check_policy_name(problems: Problems, where: str, name: t.Any, existing_names: set[t.Any]) -> None:
+    """nmstate's name rule holds on create only: a policy already on the cluster needs only the API server's."""
+    if name in existing_names:
+        if not (isinstance(name, str) and len(name) <= 253 and DNS_SUBDOMAIN.match(name)):
+            problems.error(where, "must be a DNS-1123 subdomain")
+    elif not _policy_name_ok(name):
+        problems.error(where, POLICY_NAME_RULE)
+
+
+def _raw_policy(problems: Problems, where: str, policy: t.Any, ports_in_use: dict[str, str],
+                existing_names: set[t.Any]) -> tuple[dict[str, t.Any], list[tuple[str, str]]] | None:
     """A hand-written NNCP (bonds, static addresses, ...): admission rules and nmstate's own rules."""
     if not isinstance(policy, dict):
         problems.error(where, "must be a NodeNetworkConfigurationPolicy mapping")
@@ -316,8 +344,7 @@ def _raw_policy(problems: Problems, where: str, policy: t.Any,
     if (policy.get("apiVersion"), policy.get("kind")) != (NNCP_API_VERSION, "NodeNetworkConfigurationPolicy"):
         problems.error(where, f"must have apiVersion {NNCP_API_VERSION} and kind NodeNetworkConfigurationPolicy")
     name = (policy.get("metadata") or {}).get("name")
-    if not _policy_name_ok(name):
-        problems.error(path(where, "metadata", "name"), POLICY_NAME_RULE)
+    _check_policy_name(problems, path(where, "metadata", "name"), name, existing_names)
     spec = policy.get("spec")
     if not isinstance(spec, dict):
         problems.error(path(where, "spec"), "must be a mapping")
@@ -388,6 +415,9 @@ def check_desired_state(problems: Problems, where: str, desired: t.Any,
 def _check_linux_bridge(problems: Problems, where: str, name: str,
                         bridge: t.Mapping[str, t.Any]) -> list[tuple[str, str, str]]:
     options = bridge.get("options") or {}
+    if "multicast-router" in options and options["multicast-router"] not in MULTICAST_ROUTER_VALUES:
+        problems.error(path(where, "bridge", "options", "multicast-router"),
+                       f"{options['multicast-router']!r} is not a multicast router type: auto, disabled or enabled")
     _check_stp(problems, path(where, "bridge", "options", "stp"), options.get("stp") or {})
     if "group-forward-mask" in options and "group-fwd-mask" in options \
             and options["group-forward-mask"] != options["group-fwd-mask"]:
@@ -493,9 +523,11 @@ def available_reason(policy: t.Mapping[str, t.Any]) -> str:
 
 
 def _check_updates(problems: Problems, existing: t.Any,
-                   policies: list[tuple[str, dict[str, t.Any], list[tuple[str, str]]]]) -> list[str]:
+                   policies: list[tuple[str, dict[str, t.Any], list[tuple[str, str]]]], recreate_allowed: bool
+                   ) -> list[str]:
     """nmstate's update rules against the policies on the cluster: no spec change while a policy is progressing;
-    ``capture`` cannot change at all, so such a policy is deleted and created again (returned names)."""
+    ``capture`` cannot change at all: refused, as nmstate's webhook does, unless ``recreate_changed_capture`` asks
+    to delete such a policy and create it again (returned names)."""
     live_by_name = {(p.get("metadata") or {}).get("name"): p for p in existing or [] if isinstance(p, dict)}
     recreate = []
     for where, nncp, _nics in policies:
@@ -514,9 +546,14 @@ def _check_updates(problems: Problems, existing: t.Any,
             problems.error(where, f"policy {name} is still in progress (Available reason "
                                   f"{reason or 'not reported yet'}): wait until it is Available or Degraded")
         elif (live_spec.get("capture") or {}) != (desired_spec.get("capture") or {}):
+            if not recreate_allowed:
+                problems.error(where, f"the capture of policy {name} changes, which nmstate's webhook refuses on "
+                                      "update: set recreate_changed_capture: true to delete the policy and create it "
+                                      "again, or give it a new name")
+                continue
             recreate.append(name)
             problems.warn(f"{where}: the capture of policy {name} changes, which nmstate refuses on update: the "
-                          "policy is deleted and created again")
+                          "policy is deleted and created again (recreate_changed_capture)")
     return recreate
 
 
@@ -675,7 +712,8 @@ def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.A
         for index, other in enumerate(spec.get("node_networks") or []):
             existing = _network(problems, path("node_networks", index), other)
             if existing is not None and existing.version == network.version and network.overlaps(existing):
-                problems.error(path(where, "range"), f"{network} overlaps the node network {existing}")
+                problems.error(path(where, "range"), f"{network} overlaps the node network {existing}: migration "
+                                                     "addresses would collide with the nodes'")
         for index, entry in enumerate(migration.get("exclude") or []):
             _network(problems, path(where, "exclude", index), entry)
     mtu = migration.get("mtu")

@@ -228,11 +228,23 @@ def test_no_update_while_the_policy_is_progressing():  # NN-15
     assert unchanged["recreate"] == []
 
 
-def test_capture_change_recreates_the_policy():  # NN-16
+def test_a_capture_change_is_refused_as_nmstate_refuses_it():  # NN-16
+    before = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"]}]})["objects"][0]
+    changed = {"bridges": [{"name": "brext", "ports": ["eno1"], "carries_node_ip": True}],
+               "existing_policies": [live(before, "SuccessfullyConfigured")]}
+    [(where, message)] = errors_of(changed)
+    assert where == "bridges[0]" and "capture field" not in message
+    assert "the capture of policy brext-policy changes, which nmstate's webhook refuses on update" in message
+
+
+def test_a_capture_change_recreates_the_policy_when_asked():  # NN-16: delete + recreate, by choice
     before = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"]}]})["objects"][0]
     result = bridges.plan({"bridges": [{"name": "brext", "ports": ["eno1"], "carries_node_ip": True}],
-                           "existing_policies": [live(before, "SuccessfullyConfigured")]})
+                           "existing_policies": [live(before, "SuccessfullyConfigured")],
+                           "recreate_changed_capture": True})
     assert result["recreate"] == ["brext-policy"]
+    assert result["delete_first"] == [{"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy",
+                                       "metadata": {"name": "brext-policy"}}]
     assert any("deleted and created again" in w for w in result["warnings"])
 
 
@@ -406,3 +418,132 @@ def test_a_policy_name_the_api_server_or_nmstate_refuses_is_refused(name):
 def test_a_dotted_policy_name_is_fine():
     result = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"], "policy_name": "site.br1-policy"}]})
     assert result["objects"][0]["metadata"]["name"] == "site.br1-policy"
+
+
+def test_more_than_256_node_selector_entries_are_refused_as_the_crd_does():
+    policy = raw_policy([bridge_with_port({})])
+    policy["spec"]["nodeSelector"] = {f"example.com/l{i}": "" for i in range(257)}
+    assert errors_of({"policies": [policy]}) == {
+        ("policies[0].nodeSelector", "Too many: 257: must have at most 256 items (the NNCP CRD)")}
+    policy["spec"]["nodeSelector"].popitem()
+    assert bridges.plan({"policies": [policy]})["objects"]
+
+
+@pytest.mark.parametrize("value, accepted", [
+    ("auto", True), ("disabled", True), ("enabled", True), (2, True), ("always", False), (3, False)])
+def test_multicast_router_takes_nmstates_values_only(value, accepted):
+    policy = raw_policy([bridge_with_port({}, **{"multicast-router": value})])
+    if accepted:
+        assert bridges.plan({"policies": [policy]})["objects"]
+    else:
+        assert {p for p, _m in errors_of({"policies": [policy]})} == {
+            "policies[0].spec.desiredState.interfaces[0].bridge.options.multicast-router"}
+
+
+def test_nmstates_name_rule_holds_on_create_only():
+    long_name = "a" * 70   # a DNS-1123 subdomain, too long for nmstate's label: refused on create
+    assert {p for p, _m in errors_of({"policies": [raw_policy([bridge_with_port({})], name=long_name)]})} == {
+        "policies[0].metadata.name"}
+    stored = raw_policy([bridge_with_port({})], name=long_name)
+    update = bridges.plan({"policies": [raw_policy([bridge_with_port({})], name=long_name)],
+                           "existing_policies": [live(stored, "SuccessfullyConfigured")]})
+    assert update["objects"][0]["metadata"]["name"] == long_name
+    assert {p for p, _m in errors_of({"policies": [raw_policy([bridge_with_port({})], name="Bad_Name")],
+                                      "existing_policies": [live(raw_policy([bridge_with_port({})], name="Bad_Name"),
+                                                                 "SuccessfullyConfigured")]})} == {
+        "policies[0].metadata.name"}   # the API server's own rule still holds
+
+
+def raw_nad(config, name="ext", namespace="vms", **extra):
+    return {"name": name, "namespace": namespace, "config": config, **extra}
+
+
+def test_a_raw_single_plugin_config_becomes_a_nad_as_given():
+    config = {"cniVersion": "0.4.0", "name": "other-name", "type": "bridge", "bridge": "br-ext",
+              "preserveDefaultVlan": True}
+    result = bridges.plan({"nads": [raw_nad(config, resource_name="bridge.network.kubevirt.io/br-ext")]})
+    [nad] = result["objects"]
+    assert nad["metadata"] == {"name": "ext", "namespace": "vms",
+                               "annotations": {"k8s.v1.cni.cncf.io/resourceName": "bridge.network.kubevirt.io/br-ext"}}
+    assert json.loads(nad["spec"]["config"]) == config   # no ipam, its own name, preserveDefaultVlan kept
+
+
+def test_a_raw_conflist_of_any_plugins_is_accepted_from_json_text():
+    text = ('{"cniVersion": "1.0.0", "name": "ovn-localnet", "plugins": [{"type": "ovn-k8s-cni-overlay", '
+            '"topology": "localnet", "netAttachDefName": "vms/ovn"}, {"type": "tuning"}]}')
+    [nad] = bridges.plan({"nads": [raw_nad(text, name="ovn")]})["objects"]
+    assert json.loads(nad["spec"]["config"]) == json.loads(text)
+
+
+@pytest.mark.parametrize("config, where, message", [
+    ("{not json", "nads[0].config", "is not valid JSON"),
+    ({"name": "x"}, "nads[0].config.type", "missing 'type'"),
+    ({"plugins": [{"type": "bridge"}]}, "nads[0].config.name", "error parsing configuration list: no name"),
+    ({"name": "x", "plugins": []}, "nads[0].config.plugins", "error parsing configuration list: no plugins in list"),
+    ({"name": "x", "plugins": [{"type": "bridge", "bridge": "b"}, {}]}, "nads[0].config.plugins[1].type",
+     "missing 'type'"),
+    ({"type": "bridge", "bridge": "b", "vlan": 4095}, "nads[0].config.vlan", "invalid VLAN ID 4095"),
+    ({"type": "bridge", "bridge": "b", "vlanTrunk": [{"minID": 10, "maxID": 5}]}, "nads[0].config.vlanTrunk[0]",
+     "minID is greater than maxID"),
+    ({"type": "bridge", "bridge": "b", "vlanTrunk": [{"id": 0}]}, "nads[0].config.vlanTrunk[0].id",
+     "incorrect trunk id parameter"),
+    ({"type": "bridge", "bridge": "b", "hairpinMode": True, "promiscMode": True}, "nads[0].config",
+     "cannot set hairpin mode and promiscuous mode at the same time"),
+])
+def test_raw_configs_are_checked_as_libcni_and_the_bridge_loader_check_them(config, where, message):
+    [(path, text)] = errors_of({"nads": [raw_nad(config)]})
+    assert path == where and message in text
+
+
+def test_a_raw_bridge_config_without_a_bridge_warns_about_cni0():
+    result = bridges.plan({"nads": [raw_nad({"type": "bridge"})]})
+    assert any("creates and uses cni0" in w for w in result["warnings"])
+
+
+def test_a_nad_name_must_be_a_dns_label_and_absent_nads_are_listed_for_deletion():
+    assert {p for p, _m in errors_of({"nads": [raw_nad({"type": "macvlan"}, name="Bad_Name")]})} == {"nads[0].name"}
+    result = bridges.plan({"nads": [{"name": "old", "namespace": "vms", "state": "absent"}]})
+    assert result["objects"] == [] and result["delete"] == [
+        {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
+         "metadata": {"name": "old", "namespace": "vms"}}]
+
+
+def whereabouts(**ipam):
+    return raw_nad({"type": "macvlan", "master": "eno3", "ipam": {"type": "whereabouts", **ipam}})
+
+
+@pytest.mark.parametrize("ipam, preview", [
+    ({"range": "192.168.10.0/24"}, [("192.168.10.1", "192.168.10.254", 254)]),
+    ({"range": "192.168.10.0/24", "exclude": ["192.168.10.0/28", "192.168.10.250/31"]},
+     [("192.168.10.16", "192.168.10.254", 254 - 15 - 2)]),
+    ({"range": "192.168.10.0/24", "range_start": "192.168.10.100", "range_end": "192.168.10.109"},
+     [("192.168.10.100", "192.168.10.109", 10)]),
+    ({"range": "192.168.10.20-192.168.10.29/24", "exclude": ["192.168.10.29/32"]},
+     [("192.168.10.20", "192.168.10.28", 9)]),
+    ({"ipRanges": [{"range": "10.1.0.0/30"}, {"range": "fd00::/126", "exclude": ["fd00::1/128"]}]},
+     [("10.1.0.1", "10.1.0.2", 2), ("fd00::2", "fd00::2", 1)]),
+])
+def test_whereabouts_address_preview(ipam, preview):
+    result = bridges.plan({"nads": [whereabouts(**ipam)]})
+    assert [(p["first"], p["last"], p["count"]) for p in result["address_preview"]] == preview
+    assert all(p["nad"] == "vms/ext" for p in result["address_preview"])
+
+
+@pytest.mark.parametrize("ipam", [{"range": "10.1.0.0/31"}, {"range": "10.1.0.8/32"},
+                                  {"range": "10.1.0.0/29", "exclude": ["10.1.0.0/29"]}])
+def test_a_whereabouts_range_with_nothing_to_hand_out_warns(ipam):
+    result = bridges.plan({"nads": [whereabouts(**ipam)]})
+    assert result["address_preview"][0]["count"] == 0 and result["address_preview"][0]["first"] is None
+    assert any("whereabouts can hand out no address" in w for w in result["warnings"])
+
+
+def test_whereabouts_options_are_checked():
+    problems = errors_of({"nads": [whereabouts(range="10.1.0.0/24", range_start="10.2.0.1", gatway="10.1.0.1")]})
+    assert {p for p, _m in problems} == {"nads[0].config.ipam.gatway", "nads[0].config.ipam"}
+
+
+def test_the_migration_network_is_previewed_too():
+    result = bridges.plan({"migration_network": {"nic": "eno3", "range": "10.200.5.0/24",
+                                                 "exclude": ["10.200.5.0/25"]}})
+    assert [(p["nad"], p["first"], p["count"]) for p in result["address_preview"]] == [
+        ("kubevirt-hyperconverged/migration-net", "10.200.5.128", 127)]
