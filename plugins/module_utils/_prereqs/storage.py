@@ -16,7 +16,7 @@ from .common import Problems, check_keys, is_control_plane, path, selector_match
 CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
 LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
 KEYS = frozenset(("provisioner", "provisioners"))
-PROVISIONER_KEYS = frozenset(("name", "storage_pools", "path_config", "storage_class", "default", "volume_binding_mode",
+PROVISIONER_KEYS = frozenset(("name", "state", "storage_pools", "path_config", "storage_class", "default", "volume_binding_mode",
                               "image_pull_policy"))
 POOL_KEYS = frozenset(("name", "path", "pvc_template", "snapshot_provider", "storage_class", "default"))
 
@@ -63,7 +63,9 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         elif len(pool_path.encode()) > 255:
             problems.error(path(where, "path"), "storagePool.path cannot be longer than 255 bytes")
         elif not pool_path.startswith("/"):
-            problems.error(path(where, "path"), "must be an absolute host path")
+            # The operator admits it; the collection prepares host directories by absolute path only.
+            problems.warn(f"{path(where, 'path')}: {pool_path!r} is relative: the operator accepts it, but no host "
+                          "directory is prepared for it (give an absolute path to have the storage role create it)")
         if name in names:
             problems.error(path(where, "name"), f"storagePool.name {name} duplicates storage_pools[{names[name]}]")
         if pool_path in paths:
@@ -81,6 +83,9 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     elif binding == "Immediate":
         problems.warn("Immediate binding is deprecated for hostpath-provisioner: a volume may be created on a node "
                       "where the VM cannot run")
+    state = config.get("state", "present")
+    if state not in ("present", "absent"):
+        problems.error("provisioner.state", "must be present or absent")
     problems.raise_if_any()
     cr_spec: dict[str, t.Any] = {"imagePullPolicy": config.get("image_pull_policy", "IfNotPresent")}
     if pools:
@@ -108,11 +113,62 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         problems.raise_if_any()
     # A pool backed by a pvcTemplate is a PVC per node mounted at its path: no host directory to prepare.
     directories = [p["path"] for p in pools if not p.get("pvc_template")] if pools else [cr_spec["pathConfig"]["path"]]
+    directories = [d for d in directories if str(d).startswith("/")]
     volume_roots = [volume_root(p["name"], p["path"]) for p in pools] if pools else \
         [volume_root("legacy", cr_spec["pathConfig"]["path"])]
     claims = pool_claims(pools or [], workload, spec.get("nodes"), problems)
+    names = derived_names(pools or [{"name": "", "path": cr_spec["pathConfig"]["path"]}], claims)
+    if state == "absent":
+        # The CR and classes go; the host directories and the volumes in them stay (they hold VM disks).
+        problems.warn("provisioner.state absent: the HostPathProvisioner and its StorageClasses are deleted; the "
+                      f"host directories ({', '.join(directories) or 'none'}) and the volumes in them are kept")
+        return {"objects": [], "delete": [{"apiVersion": o["apiVersion"], "kind": o["kind"],
+                                           "metadata": {"name": o["metadata"]["name"]}} for o in objects + classes],
+                "directories": [], "volume_roots": volume_roots, "pool_claims": claims, "names": names,
+                "warnings": problems.warnings}
     return {"objects": objects + classes, "directories": directories, "volume_roots": volume_roots,
-            "pool_claims": claims, "warnings": problems.warnings}
+            "pool_claims": claims, "names": names, "warnings": problems.warnings}
+
+
+MAX_NAME_LENGTH = 63
+
+
+def fnv1a_32(text: str) -> str:
+    value = 0x811C9DC5
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return f"{value:08x}"
+
+
+def name_with_max_length(base: str, suffix: str, max_length: int = MAX_NAME_LENGTH) -> str:
+    """The operator's getResourceNameWithMaxLength: ``base-suffix``, or, when longer, the base cut short with an
+    FNV-1a hash of the base between it and the suffix (or of the whole name, when the suffix alone is too long)."""
+    name = f"{base}-{suffix}"
+    if len(name) <= max_length:
+        return name
+    base_length = max_length - 10 - len(suffix)
+    if base_length < 0:
+        short = f"{base[:min(len(base), max(0, max_length - 9))]}-{fnv1a_32(name)}"
+        return short[:max_length]
+    return f"{base[:base_length]}-{fnv1a_32(base)}-{suffix}"
+
+
+def derived_names(pools: t.Sequence[t.Mapping[str, t.Any]], claims: t.Sequence[t.Mapping[str, t.Any]]
+                  ) -> dict[str, t.Any]:
+    """What the operator names after the pools: its DaemonSets, each pool's mount, storage-pool label, CSI paths and
+    per-node claims (a pathConfig CR is the CSI pool ``legacy``, mounted as ``csi-data-dir``)."""
+    entries = []
+    for pool in pools:
+        base = str(pool.get("path") or "").rstrip("/") or "/"
+        entries.append({
+            "name": pool.get("name") or "legacy",
+            "storage_pool_label": name_with_max_length(str(pool.get("name") or "legacy"), "hpp"),
+            "mount": name_with_max_length(str(pool.get("name") or "csi"), "data-dir"),
+            "csi_path": f"{base}/csi" if pool.get("path") else "",
+            "snapshots_path": f"{base}/csi/snapshots" if pool.get("path") else "",
+            "claims": [c["name"] for c in claims if c["pool"] == pool.get("name")],
+        })
+    return {"daemonset": "hostpath-provisioner-csi", "legacy_daemonset": "hostpath-provisioner", "pools": entries}
 
 
 def volume_root(pool: str, pool_path: str) -> dict[str, str]:
@@ -136,9 +192,7 @@ def pool_claims(pools: t.Sequence[t.Mapping[str, t.Any]], workload: t.Mapping[st
             continue
         size = ((pool["pvc_template"].get("resources") or {}).get("requests") or {}).get("storage")
         for node in selected:
-            name = f"hpp-pool-{pool['name']}-{node.get('name')}"
-            if len(name) > 63:
-                problems.warn(f"PVC {name} is longer than 63 characters: the operator shortens it with a hash")
+            name = name_with_max_length(f"hpp-pool-{pool['name']}", str(node.get("name")))
             claims.append({"pool": pool["name"], "node": node.get("name"), "name": name, "storage": size,
                            "mount": pool["path"]})
     return claims

@@ -101,3 +101,53 @@ def test_pvc_template_rules():
     defaulted = storage.plan({"provisioner": {"storage_pools": [{"name": "a", "path": "/a", "pvc_template": {
         "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}}]}})
     assert any("cluster's default StorageClass" in w for w in defaulted["warnings"])
+
+
+# The operator's FNV-1a (hash/fnv New32a) on three published test vectors, and its shortening rule.
+@pytest.mark.parametrize("text, digest", [("", "811c9dc5"), ("a", "e40c292c"), ("foobar", "bf9cf968")])
+def test_fnv1a_32_matches_gos_hash_fnv(text, digest):
+    assert storage.fnv1a_32(text) == digest
+
+
+def test_long_per_node_claim_names_are_shortened_with_the_operators_hash():
+    template = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}},
+                "storageClassName": "local-block"}
+    node = "worker-0.a-very-long-node-name.example.internal.corp"   # 52 characters
+    result = storage.plan({"nodes": [{"name": node, "labels": {"node-role.kubernetes.io/worker": ""}}],
+                           "provisioner": {"storage_pools": [{"name": "local", "path": "/p", "pvc_template": template}]}})
+    [claim] = result["pool_claims"]
+    # base "hpp-pool-local" cut to 63 - 10 - 52 = 1 character, then the hash of the whole base, then the node
+    assert claim["name"] == f"h-{storage.fnv1a_32('hpp-pool-local')}-{node}"
+    assert len(claim["name"]) == 63
+    assert storage.name_with_max_length("hpp-pool-local", "w1") == "hpp-pool-local-w1"
+    suffix_too_long = storage.name_with_max_length("hpp-pool-local", "n" * 60)
+    assert suffix_too_long == f"hpp-pool-local-{storage.fnv1a_32('hpp-pool-local-' + 'n' * 60)}"
+
+
+def test_the_names_the_operator_derives_are_returned():
+    result = storage.plan({"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes/"}]}})
+    assert result["names"] == {"daemonset": "hostpath-provisioner-csi", "legacy_daemonset": "hostpath-provisioner",
+                               "pools": [{"name": "local", "storage_pool_label": "local-hpp",
+                                          "mount": "local-data-dir", "csi_path": "/var/hpvolumes/csi",
+                                          "snapshots_path": "/var/hpvolumes/csi/snapshots", "claims": []}]}
+    legacy = storage.plan({"provisioner": {"path_config": {"path": "/var/hpp"}}})["names"]["pools"]
+    assert [(p["name"], p["mount"], p["csi_path"]) for p in legacy] == [("legacy", "csi-data-dir", "/var/hpp/csi")]
+
+
+def test_a_relative_pool_path_is_admitted_as_the_operator_does_but_gets_no_host_directory():
+    result = storage.plan({"provisioner": {"storage_pools": [{"name": "rel", "path": "var/hpp"},
+                                                             {"name": "abs", "path": "/var/hpp"}]}})
+    assert result["objects"][0]["spec"]["storagePools"][0]["path"] == "var/hpp"
+    assert result["directories"] == ["/var/hpp"]
+    assert any("'var/hpp' is relative" in w for w in result["warnings"])
+
+
+def test_an_absent_provisioner_lists_its_cr_and_classes_for_deletion():
+    result = storage.plan({"provisioner": {"state": "absent", "storage_pools": [
+        {"name": "local", "path": "/var/hpvolumes", "storage_class": "hostpath-csi"}]}})
+    assert result["objects"] == [] and result["directories"] == []
+    assert result["delete"] == [
+        {"apiVersion": "hostpathprovisioner.kubevirt.io/v1beta1", "kind": "HostPathProvisioner",
+         "metadata": {"name": "hostpath-provisioner"}},
+        {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "hostpath-csi"}}]
+    assert any("host directories (/var/hpvolumes) and the volumes in them are kept" in w for w in result["warnings"])
