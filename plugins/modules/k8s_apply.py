@@ -128,7 +128,9 @@ options:
     description:
       - Name of the set of objects this call manages, and of its parent ConfigMap (see the description); pruning never
         touches another set. There is no default, so two runs that prune must each name their set.
-      - Ignored with O(state=absent) and O(state=observed).
+      - With O(state=absent), only members of this set (objects it created, see the description) are deleted. An
+        object someone else made, or another set's, is kept and named in a warning, and so is a Namespace or CRD.
+      - Ignored with O(state=observed).
     type: str
   apply_set_namespace:
     description:
@@ -276,7 +278,9 @@ objects:
   elements: dict
   contains:
     action:
-      description: C(created), C(updated), C(unchanged), C(deleted), C(missing), or C(drifted) (O(state=observed)).
+      description:
+        - C(created), C(updated), C(unchanged), C(deleted), C(missing), or C(drifted) (O(state=observed)).
+        - C(kept) with O(state=absent) and O(apply_set) for an object the set did not create.
       type: str
     changes:
       description: Field-level changes, each C({path, op, before, after}) with op C(add), C(remove) or C(change).

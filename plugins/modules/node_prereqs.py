@@ -284,6 +284,26 @@ options:
             description: The NMState singleton's name.
             type: str
             default: nmstate
+          recreate_changed_capture:
+            description:
+              - nmstate's webhook refuses to change the C(capture) of a policy on the cluster, and so does this
+                module by default. C(true) deletes such a policy and creates it again instead (see RV(delete_first)).
+            type: bool
+            default: false
+          nads:
+            description:
+              - NetworkAttachmentDefinitions from raw CNI configs, any plugin, for networks managed elsewhere (a bridge
+                another policy creates, OVN localnet, macvlan...). Each C({name, namespace, config, resource_name,
+                state}).
+              - C(config) is the CNI config as a mapping or its JSON text, a single plugin or a conflist (C(plugins));
+                it is checked as OpenShift's NAD admission and libcni load it, with the bridge plugin's own rules, and
+                its name may differ from the NAD's. C(resource_name) sets the C(k8s.v1.cni.cncf.io/resourceName)
+                annotation.
+              - A whereabouts C(ipam) (C(range), C(range_start), C(range_end), C(exclude), C(ipRanges), C(gateway))
+                is previewed in RV(address_preview).
+              - C(state=absent) deletes the NAD, only if this collection's apply set created it.
+            type: list
+            elements: dict
       sriov:
         description: SR-IOV policies and networks, checked as the operator's webhook does (guide - SR-IOV).
         type: dict
@@ -328,6 +348,13 @@ options:
               namespace:
                 description: Its namespace (default the operator's).
                 type: str
+              state:
+                description:
+                  - C(absent) deletes the policy (only if this collection's apply set created it); nothing else of
+                    the entry is needed or checked.
+                type: str
+                choices: [present, absent]
+                default: present
               resourceName:
                 description: The device plugin resource name.
                 type: str
@@ -399,7 +426,8 @@ options:
             description:
               - SriovNetwork specs plus C(name) and optional C(namespace) - C(resourceName), C(networkNamespace),
                 C(vlan), C(vlanQoS), C(vlanProto), C(spoofChk), C(trust), C(linkState), C(minTxRate), C(maxTxRate),
-                C(ipam), C(capabilities), C(metaPlugins), C(logLevel), C(logFile).
+                C(ipam), C(capabilities), C(metaPlugins), C(logLevel), C(logFile), and C(state) (C(absent) deletes
+                the network, only if this collection's apply set created it).
             type: list
             elements: dict
       storage:
@@ -414,6 +442,13 @@ options:
                 description: Its name.
                 type: str
                 default: hostpath-provisioner
+              state:
+                description:
+                  - C(absent) deletes the HostPathProvisioner and its StorageClasses (only if this collection's apply
+                    set created them); the host directories and the volumes in them are kept.
+                type: str
+                choices: [present, absent]
+                default: present
               storage_pools:
                 description: Pools, C({name, path, storage_class, default, pvc_template, snapshot_provider}).
                 type: list
@@ -455,6 +490,14 @@ options:
         own that namespace so that one apply set manages it).
     type: bool
     default: false
+  state:
+    description:
+      - C(absent) computes and checks the same objects, then returns them all in RV(delete) and none in RV(objects),
+        for the C(virtinfra.hyperconverged.prerequisites) role to delete what its apply set created. An NNCP that still
+        configures an interface is refused (nmstate never reverts a deleted policy).
+    type: str
+    choices: [present, absent]
+    default: present
 seealso:
   - module: virtinfra.hyperconverged.k8s_apply
   - module: virtinfra.hyperconverged.hco_render
@@ -500,6 +543,22 @@ delete_first:
   returned: success
   type: list
   elements: dict
+delete:
+  description:
+    - The objects the spec marks C(state=absent) (SR-IOV policies and networks, NetworkAttachmentDefinitions, the
+      hostpath-provisioner CR and its StorageClasses), as references. The C(virtinfra.hyperconverged.prerequisites)
+      role deletes each only where its apply set created it; an object someone else made is kept, with a warning.
+  returned: success
+  type: list
+  elements: dict
+address_preview:
+  description:
+    - Per whereabouts range of a NetworkAttachmentDefinition (the O(spec.networking.nads) and the migration network),
+      C({nad, range, network, first, last, count}) with C(exclude) and C(range_start)/C(range_end) applied; a range
+      with no address to hand out (a /31 or /32, or one fully excluded) is also a warning.
+  returned: success
+  type: list
+  elements: dict
 network_rollout:
   description: Per NNCP, C({policy, matching_nodes, nodes_at_once}) from the node inventory and C(maxUnavailable).
   returned: success
@@ -537,6 +596,13 @@ storage_pool_claims:
   returned: success
   type: list
   elements: dict
+storage_names:
+  description:
+    - The names the hostpath-provisioner operator derives, so they can be found on the cluster
+      C({daemonset, legacy_daemonset, pools}); per pool C({name, storage_pool_label, mount, csi_path, snapshots_path,
+      claims}), names longer than 63 characters shortened with the operator's FNV-1a hash.
+  returned: success
+  type: dict
 errors:
   description: Every problem, each C({path, message, stage}).
   returned: failure

@@ -57,7 +57,7 @@ def test_every_object_passes_a_server_side_dry_run(control_plane):
             "StorageClass", "Subscription", "OperatorGroup", "ClusterRole"} <= kinds
 
 
-def playbook(tmp_path, control_plane, value: dict):
+def playbook(tmp_path, control_plane, value: dict, state: str = "present"):
     path = tmp_path / "prereqs.yml"
     path.write_text(textwrap.dedent(f"""\
         - hosts: localhost
@@ -66,6 +66,7 @@ def playbook(tmp_path, control_plane, value: dict):
           vars:
             prerequisites_spec: {json.dumps(value)}
             prerequisites_kubeconfig: {control_plane.kubeconfig}
+            prerequisites_state: {state}
           roles:
             - virtinfra.hyperconverged.prerequisites
         """))
@@ -123,9 +124,16 @@ def test_nmstate_update_rules_on_the_cluster(tmp_path, control_plane):  # NN-15,
     assert "networking.bridges[0]" in refused.stdout and "still in progress" in refused.stdout
     assert server_writes(control_plane, mark) == []
 
-    # NN-16: once settled, a changed capture deletes the policy and creates it again (nmstate refuses the update).
+    # NN-16: once settled, a changed capture is refused as nmstate's webhook refuses it, and nothing is written...
     set_available_reason(control_plane, "upd-brupd", "SuccessfullyConfigured")
-    recreated = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [
+    mark = control_plane.audit_offset()
+    capture = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [
+        dict(bridge, carries_node_ip=True)]}}))
+    assert capture.returncode != 0 and "which nmstate's webhook refuses on update" in capture.stdout
+    assert server_writes(control_plane, mark) == []
+    # ...unless asked to delete the policy and create it again.
+    recreated = run_playbook(playbook(tmp_path, control_plane, {"networking": {"recreate_changed_capture": True,
+                                                                               "bridges": [
         dict(bridge, carries_node_ip=True)]}}))
     assert recreated.returncode == 0, recreated.stdout + recreated.stderr
     after = nncp(control_plane, "upd-brupd")
@@ -133,7 +141,80 @@ def test_nmstate_update_rules_on_the_cluster(tmp_path, control_plane):  # NN-15,
     assert "base-iface" in after["spec"]["capture"]
     set_available_reason(control_plane, "upd-brupd", "SuccessfullyConfigured")
     mark = control_plane.audit_offset()
-    again = run_playbook(playbook(tmp_path, control_plane, {"networking": {"bridges": [
+    again = run_playbook(playbook(tmp_path, control_plane, {"networking": {"recreate_changed_capture": True,
+                                                                           "bridges": [
         dict(bridge, carries_node_ip=True)]}}))
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert server_writes(control_plane, mark) == []
+
+
+def exists(control_plane, kind: str, name: str, namespace: str | None = None) -> bool:
+    where = ["-n", namespace] if namespace else []
+    found = control_plane.kubectl_run("get", kind, name, *where, "--ignore-not-found", "-o", "name").stdout
+    return bool(found.strip())
+
+
+def test_create_rerun_with_live_sriov_policies_then_absent_removes_only_what_it_created(tmp_path, control_plane):
+    bridge_nad = {"cniVersion": "0.3.1", "name": "ext", "type": "bridge", "bridge": "br-ext", "vlan": 20,
+                  "ipam": {"type": "whereabouts", "range": "10.30.0.0/24", "exclude": ["10.30.0.0/28"]}}
+    value = {
+        "platform": "openshift", "nodes": [{"name": f"w{i}", "labels": dict(WORKER)} for i in range(3)],
+        "sriov": {"operator_namespace": "abs-sriov",
+                  "policies": [{"name": "vm-vfs", "resourceName": "vm_sriov", "nodeSelector": dict(WORKER),
+                                "numVfs": 8, "nicSelector": {"vendor": "8086", "pfNames": ["ens803f0#0-7"]}}],
+                  "networks": [{"name": "sriov-vm", "resourceName": "vm_sriov", "networkNamespace": "abs-vms"}]},
+        "storage": {"provisioner": {"storage_pools": [{"name": "local", "path": "/var/hpvolumes",
+                                                       "storage_class": "abs-hostpath"}]}},
+        "networking": {"nads": [{"name": "ext", "namespace": "abs-vms", "config": bridge_nad,
+                                 "resource_name": "bridge.network.kubevirt.io/br-ext"},
+                                {"name": "legacy-net", "namespace": "abs-vms", "state": "absent"}]},
+    }
+    # What a person made beforehand: a policy on another PF, and a NAD the spec names as absent.
+    control_plane.kubectl_run("create", "namespace", "abs-sriov")
+    control_plane.kubectl_run("create", "namespace", "abs-vms")
+    person_policy = {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+                     "metadata": {"name": "person-vfs", "namespace": "abs-sriov"},
+                     "spec": {"resourceName": "person", "nodeSelector": dict(WORKER), "numVfs": 4,
+                              "nicSelector": {"pfNames": ["ens803f1"]}}}
+    person_nad = {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
+                  "metadata": {"name": "legacy-net", "namespace": "abs-vms"},
+                  "spec": {"config": json.dumps({"cniVersion": "0.3.1", "type": "macvlan", "master": "eno9"})}}
+    for obj in (person_policy, person_nad):
+        control_plane.kubectl_run("create", "-f", "-", input=json.dumps(obj))
+
+    created = run_playbook(playbook(tmp_path, control_plane, value))
+    assert created.returncode == 0, created.stdout + created.stderr
+    assert "NetworkAttachmentDefinition abs-vms/legacy-net was not created by apply set" in created.stderr
+    ours = [("sriovnetworknodepolicy", "vm-vfs", "abs-sriov"), ("sriovnetwork", "sriov-vm", "abs-sriov"),
+            ("hostpathprovisioner", "hostpath-provisioner", None), ("storageclass", "abs-hostpath", None),
+            ("network-attachment-definitions.k8s.cni.cncf.io", "ext", "abs-vms")]
+    theirs = [("sriovnetworknodepolicy", "person-vfs", "abs-sriov"),
+              ("network-attachment-definitions.k8s.cni.cncf.io", "legacy-net", "abs-vms")]
+    assert all(exists(control_plane, *ref) for ref in ours + theirs)
+
+    # The role reads the live policies (ours and the person's) and passes them on: no overlap, no write.
+    mark = control_plane.audit_offset()
+    rerun = run_playbook(playbook(tmp_path, control_plane, value))
+    assert rerun.returncode == 0 and recap_changed(rerun.stdout) == 0, rerun.stdout
+    assert server_writes(control_plane, mark) == []
+    reads = {(e.get("objectRef") or {}).get("resource") for e in control_plane.audit_events(mark, "admin")}
+    assert "sriovnetworknodepolicies" in reads
+
+    removed = run_playbook(playbook(tmp_path, control_plane, value, state="absent"))
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert [ref for ref in ours if exists(control_plane, *ref)] == []
+    assert all(exists(control_plane, *ref) for ref in theirs)
+    assert exists(control_plane, "namespace", "abs-vms") and exists(control_plane, "namespace", "abs-sriov")
+    mark = control_plane.audit_offset()
+    gone = run_playbook(playbook(tmp_path, control_plane, value, state="absent"))
+    assert gone.returncode == 0 and recap_changed(gone.stdout) == 0, gone.stdout
+    assert server_writes(control_plane, mark) == []
+
+
+def test_absent_refuses_a_bridge_still_configured_on_the_nodes(tmp_path, control_plane):
+    value = {"networking": {"bridges": [{"name": "brabs", "ports": ["eno8"], "policy_name": "abs-brabs"}]}}
+    mark = control_plane.audit_offset()
+    refused = run_playbook(playbook(tmp_path, control_plane, value, state="absent"))
+    assert refused.returncode != 0
+    assert "policy abs-brabs still configures brabs" in refused.stdout
     assert server_writes(control_plane, mark) == []

@@ -202,7 +202,7 @@ class Applier:
         # Every problem at once: each phase goes on with the objects that passed the earlier ones.
         items, errors = self._parse(objects)
         errors += self._option_errors()
-        if self.options.apply_set and self.options.state == "present" and not any(
+        if self.options.apply_set and self.options.state in ("present", "absent") and not any(
                 e["path"].startswith("apply_set") for e in errors):
             self.applyset = ApplySet(self.options.apply_set,
                                      self.options.apply_set_namespace or self.options.namespace or "default")
@@ -849,12 +849,34 @@ class Applier:
         return entry
 
     def _delete(self, items: list[Item]) -> dict[str, t.Any]:
+        """Deletes what exists; with an apply set, only its members (what this apply set created), never a
+        Namespace or CRD (all that lives in it would go too): anything else is kept, with a warning."""
         for item in reversed(items):
             if item.live is None or item.resource is None:
                 continue
+            if self.applyset is not None:
+                label = f"{item.kind} {_where(item.namespace, item.name)}"
+                labels = (item.live.get("metadata") or {}).get("labels") or {}
+                if labels.get(PART_OF_LABEL) != self.applyset.id or not self._applied_by_us(item.live):
+                    self.warnings.append(f"{label} was not created by apply set {self.applyset.label}: kept")
+                    item.action = "kept"
+                    continue
+                if item.kind in CONTAINER_KINDS:
+                    self.warnings.append(f"{label} is kept: deleting it would delete everything in it")
+                    item.action = "kept"
+                    continue
+            uid = (item.live.get("metadata") or {}).get("uid")
             query = {"dryRun": "All" if self.options.check_mode else None, "propagationPolicy": "Background"}
+            # With a body the server takes every delete option from it and ignores the query: both say dry run.
+            body: dict[str, t.Any] | None = None
+            if uid:
+                body = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background",
+                        "preconditions": {"uid": uid}}
+                if self.options.check_mode:
+                    body["dryRun"] = ["All"]
             try:
-                self.connection.request("DELETE", item.resource.path(item.namespace, item.name), query=query)
+                self.connection.request("DELETE", item.resource.path(item.namespace, item.name), query=query,
+                                        body=body)
             except KubeError as exc:
                 if exc.status != 404:
                     raise

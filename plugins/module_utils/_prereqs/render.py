@@ -27,9 +27,12 @@ INPUT_CHECKS: dict[str, t.Callable[[Problems, t.Mapping[str, t.Any]], None]] = {
 }
 
 
-def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    """{objects, delete_first, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists every
-    problem. ``delete_first`` are objects to delete before applying: what the cluster refuses to update in place."""
+def render(spec: t.Mapping[str, t.Any], state: str = "present") -> dict[str, t.Any]:
+    """{objects, delete_first, delete, hyperconverged (merge patch), sections, warnings}; PrerequisiteError lists
+    every problem. ``delete_first`` are objects to delete before applying: what the cluster refuses to update in
+    place; ``delete`` are the objects the spec marks ``state: absent`` (deleted only where this collection's apply
+    set created them). With ``state="absent"`` every object goes to ``delete`` and none is applied, after the same
+    checks; an NNCP that still configures an interface is refused (deleting a policy never reverts the node)."""
     top = Problems("input")
     check_keys(top, "", dict(spec), [*SHARED_KEYS, *SECTIONS])
     errors: list[FieldError] = list(top.errors)
@@ -53,19 +56,52 @@ def render(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         except PrerequisiteError as exc:
             errors += [FieldError(f"{name}.{e.path}" if e.path else name, e.message, e.stage) for e in exc.errors]
             warnings += exc.warnings
+    if state == "absent":
+        errors += _still_configuring(results.get("networking") or {})
     if errors:  # with the warnings of the sections that passed, which still apply
         raise PrerequisiteError(errors, warnings + [f"{name}: {w}" for name, result in results.items()
                                                     for w in result.get("warnings") or []])
     objects: list[dict[str, t.Any]] = []
     delete_first: list[dict[str, t.Any]] = []
+    delete: list[dict[str, t.Any]] = []
     patch: dict[str, t.Any] = {}
     for name, result in results.items():
         objects += result.get("objects") or []
         delete_first += result.get("delete_first") or []
+        delete += result.get("delete") or []
         _merge(patch, result.get("hyperconverged") or {})
         warnings += [f"{name}: {w}" for w in result.get("warnings") or []]
-    return {"objects": objects, "delete_first": delete_first, "hyperconverged": patch, "sections": results,
+    if state == "absent":
+        delete, objects, delete_first = [_reference(o) for o in objects] + delete, [], []
+        warnings.append("state absent: only what this collection's apply set created is deleted; the "
+                        "HyperConverged settings these sections made (overcommit, migration network) stay until the "
+                        "hyperconverged role changes them, and an operator a deleted Subscription installed stays "
+                        "installed")
+    return {"objects": objects, "delete_first": delete_first, "delete": delete, "hyperconverged": patch,
+            "sections": results,
             "warnings": warnings}
+
+
+def _reference(obj: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    meta = obj.get("metadata") or {}
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+            "metadata": {k: meta[k] for k in ("name", "namespace") if meta.get(k)}}
+
+
+def _still_configuring(networking: t.Mapping[str, t.Any]) -> list[FieldError]:
+    """NNCPs whose interfaces are not all ``state: absent``: deleting them would leave the bridges on the nodes."""
+    errors = []
+    for obj in networking.get("objects") or []:
+        if obj.get("kind") != "NodeNetworkConfigurationPolicy":
+            continue
+        interfaces = ((obj.get("spec") or {}).get("desiredState") or {}).get("interfaces") or []
+        up = [str(i.get("name")) for i in interfaces if isinstance(i, dict) and i.get("state", "up") != "absent"]
+        if up:
+            errors.append(FieldError(
+                "networking", f"policy {obj['metadata']['name']} still configures {', '.join(up)}: nmstate never "
+                              "reverts a deleted policy, so deleting it would leave them on the nodes; set the "
+                              "bridge's state to absent and apply first, then delete", "input"))
+    return errors
 
 
 def with_namespaces(objects: t.Sequence[t.Mapping[str, t.Any]],
