@@ -77,7 +77,10 @@ options:
       nodes:
         description:
           - The nodes, as the inventory describes them - C(name), C(labels), C(taints), C(memory) (a quantity),
-            C(disk_free), C(cgroup), C(runtime), C(nics), C(network_manager), C(iommu), C(cpu_vendor).
+            C(disk_free), C(cgroup), C(runtime), C(nics), C(network_manager), C(iommu), C(cpu_vendor), C(provider).
+          - C(provider) is the platform (C(baremetal), C(openstack)) or the node's C(spec.providerID); on a virtual
+            platform (OpenStack, as the SR-IOV operator tells them) a policy may select a VF the cloud attached by
+            C(netFilter).
         type: list
         elements: dict
       hco_namespace:
@@ -316,8 +319,11 @@ options:
             description: The SR-IOV operator's namespace.
             type: str
           supported_nics:
-            description: The cluster's supported-NIC ConfigMap data.
-            type: dict
+            description:
+              - The cluster's supported-NIC ConfigMap C(data) (or a list of its values), each C(vendor pf-device
+                vf-device); replaces the built-in list of the flavour, and its VF devices are what a virtual node's
+                NIC may be.
+            type: raw
           operator_config:
             description: The SriovOperatorConfig C(default) spec.
             type: dict

@@ -108,11 +108,19 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     profile = FLAVOURS[flavour]
     namespace = spec.get("operator_namespace", profile["namespace"])
     nics = SUPPORTED_NICS[flavour]
-    if spec.get("supported_nics"):  # the cluster's own ConfigMap, when read
-        nics = {}
-        for entry in spec["supported_nics"]:
-            vendor, device = str(entry).split()[:2]
-            nics.setdefault(vendor, set()).add(device)
+    vf_models: dict[str, set[str]] | None = None   # unknown unless the cluster's list is given
+    if spec.get("supported_nics"):  # the cluster's own ConfigMap data ("vendor pf-device vf-device" per entry)
+        entries = spec["supported_nics"]
+        nics, vf_models = {}, {}
+        for entry in entries.values() if isinstance(entries, dict) else entries:
+            fields = str(entry).split()
+            if len(fields) < 2:
+                problems.error("supported_nics", f"{entry!r} is not 'vendor pf-device vf-device'")
+                continue
+            nics.setdefault(fields[0], set()).add(fields[1])
+            if len(fields) > 2:
+                vf_models.setdefault(fields[0], set()).add(fields[2])
+        problems.raise_if_any()   # every NIC check depends on the list: no knock-on errors
     objects: list[dict[str, t.Any]] = []
     operator_config = _operator_config(problems, spec.get("operator_config"), namespace)
     if operator_config:
@@ -127,7 +135,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         if _absent(problems, where, policy):
             removed.append(_reference("SriovNetworkNodePolicy", policy, namespace))
             continue
-        built = _policy(problems, where, policy, spec, profile, nics, accepted)
+        built = _policy(problems, where, policy, spec, profile, nics, accepted, vf_models)
         if built:
             built["metadata"]["namespace"] = policy.get("namespace", namespace)
             if built["metadata"]["namespace"] != namespace:
@@ -170,7 +178,8 @@ def _reference(kind: str, item: t.Mapping[str, t.Any], namespace: str) -> dict[s
 
 
 def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, t.Any], profile: dict[str, t.Any],
-            nics: dict[str, set[str]], accepted: list[tuple[str, dict[str, t.Any]]]) -> dict[str, t.Any] | None:
+            nics: dict[str, set[str]], accepted: list[tuple[str, dict[str, t.Any]]],
+            vf_models: dict[str, set[str]] | None = None) -> dict[str, t.Any] | None:
     if not isinstance(policy, dict) or not policy.get("name"):
         problems.error(where, "each policy needs a name")
         return None
@@ -230,7 +239,7 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
                                               "incompatible with externallyManaged")
     nic = body.get("nicSelector") or {}
     _check_nic_selector(problems, path(where, "nicSelector"), nic, body, spec, nics, num_vfs)
-    _check_nodes(problems, where, body, selector, spec, nics, num_vfs)
+    _check_nodes(problems, where, body, selector, spec, nics, num_vfs, vf_models)
     # The stored copy of this same policy (a re-run with the cluster's policies) is not an overlap: the operator
     # skips the object with the policy's own name.
     others = [(label, other) for label, other in accepted if label != f"existing policy {policy['name']}"]
@@ -290,8 +299,30 @@ def _selected_interfaces(nic: t.Mapping[str, t.Any], interfaces: t.Sequence[t.Ma
     return chosen
 
 
+# The operator's PlatformMap: a node whose providerID contains one of these is a virtual machine whose NICs are VFs.
+VIRTUAL_PLATFORMS = ("openstack",)
+
+
+def is_virtual(node: t.Mapping[str, t.Any]) -> bool:
+    """From the node inventory's ``provider`` (a platform name or the node's spec.providerID)."""
+    provider = str(node.get("provider") or "").lower()
+    return any(platform in provider for platform in VIRTUAL_PLATFORMS)
+
+
+def _model_accepted(iface: t.Mapping[str, t.Any], node: t.Mapping[str, t.Any], nic: t.Mapping[str, t.Any],
+                    nics: dict[str, set[str]], vf_models: dict[str, set[str]] | None) -> bool:
+    """The webhook's model check: a supported PF model; on a virtual node also a supported VF model that the
+    policy's netFilter selects (the cloud attached the VF; nothing is created)."""
+    vendor, device = str(iface.get("vendor")), iface.get("deviceID")
+    if device in nics.get(vendor, set()):
+        return True
+    return bool(is_virtual(node) and nic.get("netFilter") and nic["netFilter"] == iface.get("netFilter")
+                and (vf_models is None or device in vf_models.get(vendor, set())))
+
+
 def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], selector: dict[str, str],
-                 spec: t.Mapping[str, t.Any], nics: dict[str, set[str]], num_vfs: int) -> None:
+                 spec: t.Mapping[str, t.Any], nics: dict[str, set[str]], num_vfs: int,
+                 vf_models: dict[str, set[str]] | None = None) -> None:
     nodes = spec.get("nodes")
     if nodes is None:
         return
@@ -305,6 +336,10 @@ def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], se
     if not matched:
         problems.error(path(where, "nodeSelector"), "no matched node is selected by the nodeSelector")
         return
+    virtual = [str(n.get("name")) for n in matched if is_virtual(n)]
+    if virtual and not (body.get("nicSelector") or {}).get("netFilter"):
+        problems.warn(f"{where}: node(s) {node_list(virtual)} are virtual machines (provider): their NICs are VFs "
+                      "the cloud attached, which the operator selects by netFilter (openstack/NetworkID:<id>)")
     states = spec.get("node_states")
     if states is None:
         return
@@ -312,7 +347,7 @@ def _check_nodes(problems: Problems, where: str, body: t.Mapping[str, t.Any], se
     any_selected = False
     for node in matched:
         for iface in _selected_interfaces(nic, states.get(node.get("name"), []), num_vfs):
-            if iface.get("deviceID") not in nics.get(str(iface.get("vendor")), set()):
+            if not _model_accepted(iface, node, nic, nics, vf_models):
                 continue
             any_selected = True
             name = iface.get("name")

@@ -349,3 +349,35 @@ def test_a_policy_or_network_marked_absent_is_listed_for_deletion_and_not_checke
         {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetwork",
          "metadata": {"name": "old-net", "namespace": "openshift-sriov-network-operator"}}]
     assert errors_of(spec(policy(state="gone"))) == [("policies[0].state", "must be present or absent")]
+
+
+CONFIGMAP = {"Intel_i40e_XXV710": "8086 158b 154c", "Intel_iavf": "8086 154c 154c"}
+VIRTUAL = [{"name": "vm1", "labels": dict(WORKER), "provider": "openstack:///1b8e5c47-cd70-4a52-a0d5-4b42d1d8a5a3"}]
+VF_STATE = {"vm1": [{"name": "ens5", "vendor": "8086", "deviceID": "154c", "pciAddress": "0000:00:05.0",
+                     "totalvfs": 1, "netFilter": "openstack/NetworkID:9a3f"}]}
+
+
+def test_the_clusters_supported_nic_configmap_replaces_the_built_in_list():
+    value = {**spec(policy(nicSelector={"vendor": "8086", "deviceID": "1572"})), "supported_nics": CONFIGMAP}
+    assert ("policies[0].nicSelector.deviceID", "vendor/device 8086/1572 is not supported") in errors_of(value)
+    assert sriov.plan({**spec(policy()), "supported_nics": CONFIGMAP})["objects"]
+    assert errors_of({**spec(policy()), "supported_nics": ["8086"]}) == [
+        ("supported_nics", "'8086' is not 'vendor pf-device vf-device'")]
+
+
+def test_a_virtual_nodes_vf_is_selected_by_netfilter_as_the_operator_selects_it():
+    by_filter = policy(numVfs=1, nicSelector={"netFilter": "openstack/NetworkID:9a3f"})
+    value = {**spec(by_filter), "nodes": VIRTUAL, "node_states": VF_STATE}
+    assert sriov.plan(value)["objects"]                              # no cluster list: the VF model is not checked
+    assert sriov.plan({**value, "supported_nics": CONFIGMAP})["objects"]  # 154c is a listed VF model
+    other_network = {**value, "policies": [policy(numVfs=1, nicSelector={"netFilter": "openstack/NetworkID:ffff"})]}
+    assert ("policies[0].nicSelector", "no supported NIC is selected by the nicSelector on the matched nodes") \
+        in errors_of(other_network)
+    bare = {**value, "nodes": [{**VIRTUAL[0], "provider": "baremetal"}]}   # a VF model is no PF model there
+    assert ("policies[0].nicSelector", "no supported NIC is selected by the nicSelector on the matched nodes") \
+        in errors_of(bare)
+
+
+def test_a_policy_for_virtual_nodes_without_netfilter_warns():
+    value = {**spec(policy()), "nodes": VIRTUAL, "node_states": None}
+    assert any("vm1 are virtual machines (provider)" in w for w in sriov.plan(value)["warnings"])
