@@ -132,18 +132,15 @@ def test_nmstate_update_rules_on_the_cluster(tmp_path, control_plane):  # NN-15,
     assert capture.returncode != 0 and "which nmstate's webhook refuses on update" in capture.stdout
     assert server_writes(control_plane, mark) == []
     # ...unless asked to delete the policy and create it again.
-    recreated = run_playbook(playbook(tmp_path, control_plane, {"networking": {"recreate_changed_capture": True,
-                                                                               "bridges": [
-        dict(bridge, carries_node_ip=True)]}}))
+    recapture = {"networking": {"recreate_changed_capture": True, "bridges": [dict(bridge, carries_node_ip=True)]}}
+    recreated = run_playbook(playbook(tmp_path, control_plane, recapture))
     assert recreated.returncode == 0, recreated.stdout + recreated.stderr
     after = nncp(control_plane, "upd-brupd")
     assert after["metadata"]["uid"] != created
     assert "base-iface" in after["spec"]["capture"]
     set_available_reason(control_plane, "upd-brupd", "SuccessfullyConfigured")
     mark = control_plane.audit_offset()
-    again = run_playbook(playbook(tmp_path, control_plane, {"networking": {"recreate_changed_capture": True,
-                                                                           "bridges": [
-        dict(bridge, carries_node_ip=True)]}}))
+    again = run_playbook(playbook(tmp_path, control_plane, recapture))
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert server_writes(control_plane, mark) == []
 

@@ -33,8 +33,10 @@ def check_input(problems: Problems, nads: t.Any) -> None:
         check_keys(problems, path("nads", index), nad, NAD_KEYS)
 
 
-def plan(problems: Problems, nads: t.Any) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]],
-                                                    list[dict[str, t.Any]]]:
+Objects = t.List[t.Dict[str, t.Any]]
+
+
+def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
     """(NADs to apply, NADs to delete, address previews)."""
     objects: list[dict[str, t.Any]] = []
     removed: list[dict[str, t.Any]] = []
