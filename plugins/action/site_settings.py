@@ -38,10 +38,13 @@ class ActionModule(ControllerAction):
         nodes = []
         for host in (task_vars.get("groups") or {}).get(group) or []:
             known = hostvars[host]
-            nodes.append({"name": host,
-                          "memory": plain(self._templar.template(known.get("node_memory", "0"))),
-                          "labels": plain(self._templar.template(known.get("node_labels", {}))),
-                          "taints": plain(self._templar.template(known.get("node_taints", [])))})
+            node = {"name": host,
+                    "memory": plain(self._templar.template(known.get("node_memory", "0"))),
+                    "labels": plain(self._templar.template(known.get("node_labels", {}))),
+                    "taints": plain(self._templar.template(known.get("node_taints", [])))}
+            if known.get("node_provider"):   # a virtual platform changes what SR-IOV can select there
+                node["provider"] = str(self._templar.template(known["node_provider"]))
+            nodes.append(node)
         return nodes
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:

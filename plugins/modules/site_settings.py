@@ -57,8 +57,9 @@ options:
     default: []
   nodes_group:
     description:
-      - An inventory group whose hosts are the nodes, read from their C(node_memory), C(node_labels) and
-        C(node_taints) variables; added to O(nodes). One pass over the inventory, so a site of hundreds of nodes
+      - An inventory group whose hosts are the nodes, read from their C(node_memory), C(node_labels),
+        C(node_taints) and C(node_provider) (C(openstack) for virtual machines, or the node's C(spec.providerID))
+        variables; added to O(nodes). One pass over the inventory, so a site of hundreds of nodes
         costs no more than its variables.
     type: str
 """

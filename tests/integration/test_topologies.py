@@ -171,3 +171,17 @@ def test_a_custom_pool_on_a_cluster_without_the_machine_config_operator_writes_n
     assert result.returncode != 0
     assert "MachineConfigPool (machineconfiguration.openshift.io/v1)" in result.stdout
     assert server_writes(control_plane, mark) == []
+
+
+def test_a_node_provider_in_the_inventory_reaches_the_sriov_checks(tmp_path):
+    # Nodes that are OpenStack VMs: their NICs are VFs the cloud attached; a pfNames policy is warned about.
+    inventory = yaml.safe_load((TOPOLOGIES / "compact-openshift.yml").read_text())
+    inventory["all"]["children"]["kubevirt_nodes"]["vars"]["node_provider"] = "openstack:///a1b2"
+    path = tmp_path / "inventory.yml"
+    path.write_text(yaml.safe_dump(inventory))
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(path), "-e", f"site_render_dir={tmp_path / 'out'}")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "are virtual machines (provider): their NICs are VFs the cloud attached" in result.stdout + result.stderr
+    plain = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / "compact-openshift.yml"),
+                         "-e", f"site_render_dir={tmp_path / 'plain'}")
+    assert "virtual machines (provider)" not in plain.stdout + plain.stderr

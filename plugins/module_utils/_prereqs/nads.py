@@ -25,7 +25,7 @@ WHEREABOUTS_KEYS = frozenset(("type", "range", "range_start", "range_end", "excl
                               "log_level", "configuration_path", "enable_overlapping_ranges",
                               "network_name", "node_slice_size", "sleep_for_race", "leader_lease_duration",
                               "leader_renew_deadline", "leader_retry_period", "reconciler_cron_expression",
-                              "kubeconfig", "exclude_gateway", "ip_ranges"))
+                              "kubeconfig"))
 
 
 def check_input(problems: Problems, nads: t.Any) -> None:
