@@ -135,3 +135,25 @@ def test_warnings_come_back_with_the_errors():
         render(bad)
     assert [e.path for e in failure.value.errors] == ["swap.overcommit_percent"]
     assert any("policy elsewhere is created in namespace default but not used" in w for w in failure.value.warnings)
+
+
+def test_absent_turns_every_object_into_a_reference_to_delete_after_the_same_checks():
+    value = {key: copy.deepcopy(FULL[key]) for key in ("platform", "version", "nodes", "sriov", "storage")
+             if key in FULL}
+    present = render(value)
+    absent = render(value, "absent")
+    assert absent["objects"] == [] and absent["delete_first"] == []
+    assert [(o["kind"], o["metadata"].get("name")) for o in absent["delete"]] == \
+        [(o["kind"], o["metadata"].get("name")) for o in present["objects"]]
+    assert all(set(o["metadata"]) <= {"name", "namespace"} for o in absent["delete"])
+    assert any("only what this collection's apply set created is deleted" in w for w in absent["warnings"])
+
+
+def test_absent_refuses_a_policy_that_still_configures_a_bridge():
+    value = {"networking": {"bridges": [{"name": "br1", "ports": ["eno2"]}]}}
+    with pytest.raises(PrerequisiteError) as failure:
+        render(value, "absent")
+    assert [(e.path, e.message.split(":")[0]) for e in failure.value.errors] == [
+        ("networking", "policy br1-policy still configures br1")]
+    removed = {"networking": {"bridges": [{"name": "br1", "ports": ["eno2"], "state": "absent"}]}}
+    assert [o["kind"] for o in render(removed, "absent")["delete"]] == ["NodeNetworkConfigurationPolicy"]
