@@ -138,8 +138,8 @@ def test_warnings_come_back_with_the_errors():
 
 
 def test_absent_turns_every_object_into_a_reference_to_delete_after_the_same_checks():
-    value = {key: copy.deepcopy(FULL[key]) for key in ("platform", "version", "nodes", "sriov", "storage")
-             if key in FULL}
+    value: dict[str, t.Any] = {key: copy.deepcopy(FULL[key])
+                               for key in ("platform", "version", "nodes", "sriov", "storage") if key in FULL}
     present = render(value)
     absent = render(value, "absent")
     assert absent["objects"] == [] and absent["delete_first"] == []
