@@ -785,6 +785,12 @@ class Applier:
         found.sort(key=lambda pair: -KIND_RANK.get(pair[1].kind, CUSTOM_RANK))
         return found
 
+    def _is_member(self, obj: dict[str, t.Any]) -> bool:
+        """Created by this apply set: its part-of label, applied by our field manager (a copy is not a member)."""
+        labels = (obj.get("metadata") or {}).get("labels") or {}
+        return self.applyset is not None and labels.get(PART_OF_LABEL) == self.applyset.id \
+            and self._applied_by_us(obj)
+
     def _applied_by_us(self, obj: dict[str, t.Any]) -> bool:
         for entry in (obj.get("metadata") or {}).get("managedFields") or []:
             if entry.get("manager") != self.options.field_manager or entry.get("operation") != "Apply":
@@ -817,10 +823,7 @@ class Applier:
                 if _bootstrapped(inner, meta):
                     continue
                 label = f"{inner.kind} {_where(meta.get('namespace'), meta.get('name'))}"
-                labels = meta.get("labels") or {}
-                mine = (self.applyset is not None and labels.get(PART_OF_LABEL) == self.applyset.id
-                        and self._applied_by_us(obj))
-                (ours if mine else others).append(label)
+                (ours if self._is_member(obj) else others).append(label)
         return ours, others
 
     def _list_all(self, resource: Resource, namespace: str | None = None) -> list[dict[str, t.Any]]:
@@ -829,24 +832,30 @@ class Applier:
 
     def _prune(self, obj: dict[str, t.Any], resource: Resource) -> dict[str, t.Any]:
         meta = obj["metadata"]
-        # Only the object we listed: a same-named object created since (another uid) is not ours to delete.
-        # With a body the server reads every delete option from it and ignores the query: dryRun goes in both.
-        query = {"dryRun": "All" if self.options.check_mode else None, "propagationPolicy": "Background"}
-        body: dict[str, t.Any] = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background",
-                                  "preconditions": {"uid": meta.get("uid")}}
-        if self.options.check_mode:
-            body["dryRun"] = ["All"]
-        try:
-            self.connection.request("DELETE", resource.path(meta.get("namespace"), meta["name"]), query=query,
-                                    body=body if meta.get("uid") else None)
-        except KubeError as exc:
-            if exc.status != 404:
-                raise
+        self._delete_object(resource, meta)
         entry = {"apiVersion": resource.api_version, "kind": resource.kind, "namespace": meta.get("namespace"),
                  "name": meta["name"], "action": "pruned"}
         if "_contents" in obj:
             entry["contents"] = obj["_contents"]
         return entry
+
+    def _delete_object(self, resource: Resource, meta: t.Mapping[str, t.Any]) -> None:
+        """Deletes the object we read, not a same-named one created since (its uid is the precondition); gone
+        already is fine."""
+        # With a body the server reads every delete option from it and ignores the query: dryRun goes in both.
+        query = {"dryRun": "All" if self.options.check_mode else None, "propagationPolicy": "Background"}
+        body: dict[str, t.Any] | None = None
+        if meta.get("uid"):
+            body = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background",
+                    "preconditions": {"uid": meta["uid"]}}
+            if self.options.check_mode:
+                body["dryRun"] = ["All"]
+        try:
+            self.connection.request("DELETE", resource.path(meta.get("namespace"), meta["name"]), query=query,
+                                    body=body)
+        except KubeError as exc:
+            if exc.status != 404:
+                raise
 
     def _delete(self, items: list[Item]) -> dict[str, t.Any]:
         """Deletes what exists; with an apply set, only its members (what this apply set created), never a
@@ -856,8 +865,7 @@ class Applier:
                 continue
             if self.applyset is not None:
                 label = f"{item.kind} {_where(item.namespace, item.name)}"
-                labels = (item.live.get("metadata") or {}).get("labels") or {}
-                if labels.get(PART_OF_LABEL) != self.applyset.id or not self._applied_by_us(item.live):
+                if not self._is_member(item.live):
                     self.warnings.append(f"{label} was not created by apply set {self.applyset.label}: kept")
                     item.action = "kept"
                     continue
@@ -865,21 +873,7 @@ class Applier:
                     self.warnings.append(f"{label} is kept: deleting it would delete everything in it")
                     item.action = "kept"
                     continue
-            uid = (item.live.get("metadata") or {}).get("uid")
-            query = {"dryRun": "All" if self.options.check_mode else None, "propagationPolicy": "Background"}
-            # With a body the server takes every delete option from it and ignores the query: both say dry run.
-            body: dict[str, t.Any] | None = None
-            if uid:
-                body = {"apiVersion": "v1", "kind": "DeleteOptions", "propagationPolicy": "Background",
-                        "preconditions": {"uid": uid}}
-                if self.options.check_mode:
-                    body["dryRun"] = ["All"]
-            try:
-                self.connection.request("DELETE", item.resource.path(item.namespace, item.name), query=query,
-                                        body=body)
-            except KubeError as exc:
-                if exc.status != 404:
-                    raise
+            self._delete_object(item.resource, item.live.get("metadata") or {})
             item.action = "deleted"
             item.changes = diff(strip(item.live), {})
         return self._report(items, [])
