@@ -572,18 +572,12 @@ def _nmstate(problems: Problems, spec: t.Mapping[str, t.Any]) -> dict[str, t.Any
             "spec": {"probeConfiguration": {"dns": {"host": host}}}}
 
 
-def _nad_name(problems: Problems, where: str, name: t.Any) -> str:
-    if not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name) or name.startswith("0"):
-        problems.error(where, "must be a lower-case DNS label not starting with 0 (multus admission rule)")
-    return str(name)
-
-
 def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: list[tuple[int, int]],
                 native: int | None, cni_version: tuple[int, int] | None) -> dict[str, t.Any] | None:
     if not isinstance(nad, dict):
         problems.error(where, "must be a mapping")
         return None
-    name = _nad_name(problems, path(where, "name"), nad.get("name"))
+    name = raw_nads.check_nad_name(problems, path(where, "name"), nad.get("name"))
     namespace = nad.get("namespace")
     if not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
         problems.error(path(where, "namespace"), "a namespace is required")
@@ -672,20 +666,9 @@ def _trunk_problem(low: t.Any, high: t.Any, trunk: list[tuple[int, int]], native
 
 
 def _whereabouts_range(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:
-    """A whereabouts range: a CIDR, or START-END/PREFIX (both ends inside START/PREFIX); the network it lies in."""
-    match = re.match(r"^([^-/\s]+)-([^-/\s]+)/(\d+)$", str(text)) if isinstance(text, str) else None
-    if not match:
-        return _network(problems, where, text)
-    try:
-        start, end = ipaddress.ip_address(match.group(1)), ipaddress.ip_address(match.group(2))
-        network = ipaddress.ip_network(f"{start}/{match.group(3)}", strict=False)
-    except ValueError:
-        problems.error(where, f"{text!r} is not a CIDR or a START-END/PREFIX range")
-        return None
-    if end not in network or int(end) < int(start):  # not in the network: another family, or beyond it
-        problems.error(where, f"{text!r}: {end} must follow {start} inside {network}")
-        return None
-    return network
+    """The network a whereabouts range lies in (None, with the error, when it is no range)."""
+    parsed = raw_nads.parse_range(problems, where, text)
+    return parsed[0] if parsed else None
 
 
 def _network(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetwork | None:
@@ -698,7 +681,7 @@ def _network(problems: Problems, where: str, text: t.Any) -> ipaddress._BaseNetw
 
 def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.Any],
                    spec: t.Mapping[str, t.Any]) -> dict[str, t.Any] | None:
-    name = _nad_name(problems, path(where, "name"), migration.get("name", "migration-net"))
+    name = raw_nads.check_nad_name(problems, path(where, "name"), migration.get("name", "migration-net"))
     hco_namespace = spec.get("hco_namespace", "kubevirt-hyperconverged")
     namespace = migration.get("namespace", hco_namespace)
     if namespace != hco_namespace:
@@ -735,19 +718,5 @@ def _migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.A
 
 def whereabouts_first_address(range_text: str, exclude: t.Sequence[str] = ()) -> str | None:
     """The address whereabouts hands out first: lowest free, network/broadcast and excluded ones skipped."""
-    if "-" in range_text:
-        start_text, _sep, prefix = range_text.partition("-")
-        network = ipaddress.ip_network(f"{start_text}/{prefix.split('/')[-1]}", strict=False)
-        start = ipaddress.ip_address(start_text)
-    else:
-        network = ipaddress.ip_network(range_text, strict=False)
-        start = ipaddress.ip_address(range_text.split("/")[0])
-    excluded = [ipaddress.ip_network(e, strict=False) for e in exclude]
-    if network.num_addresses <= 2:
-        return None
-    address = type(network.network_address)  # keeps IPv6 ranges IPv6 when counting in integers
-    for number in range(max(int(start), int(network.network_address) + 1), int(network.broadcast_address)):
-        candidate = address(number)
-        if not any(candidate in e for e in excluded):
-            return str(candidate)
-    return None
+    preview = raw_nads.whereabouts_preview(Problems("bridges"), "range", {"range": range_text, "exclude": list(exclude)})
+    return preview[0]["first"] if preview else None

@@ -49,6 +49,13 @@ class PrerequisiteError(RenderError):
         Exception.__init__(self, f"node prerequisites refused with {len(self.errors)} error(s): {summary}{more}")
 
 
+def reference(obj: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    """What deleting an object needs of it: its kind and name (and namespace)."""
+    meta = obj.get("metadata") or {}
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
+            "metadata": {k: meta[k] for k in ("name", "namespace") if meta.get(k)}}
+
+
 def path(base: str, *keys: str | int) -> str:
     for key in keys:
         base = join_path(base, key)

@@ -20,6 +20,7 @@ from .common import DNS_LABEL, Problems, check_keys, path
 NAD_KEYS = frozenset(("name", "namespace", "state", "config", "resource_name"))
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
 AT_ATTACH = ": the bridge plugin would refuse it when a pod attaches"
+WHEREABOUTS_RANGE = re.compile(r"^([^-/\s]+)-([^-/\s]+)/(\d+)$")
 WHEREABOUTS_KEYS = frozenset(("type", "range", "range_start", "range_end", "exclude", "ipRanges", "gateway",
                               "routes", "dns", "kubernetes", "datastore", "etcd_host", "etcd_endpoints", "log_file",
                               "log_level", "configuration_path", "enable_overlapping_ranges",
@@ -51,9 +52,7 @@ def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
         if not isinstance(nad, dict):
             problems.error(where, "must be a mapping")
             continue
-        name, namespace = nad.get("name"), nad.get("namespace")
-        if not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name):
-            problems.error(path(where, "name"), "must be a lower-case DNS-1123 label (NAD admission)")
+        name, namespace = check_nad_name(problems, path(where, "name"), nad.get("name")), nad.get("namespace")
         if not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
             problems.error(path(where, "namespace"), "a namespace is required")
         state = nad.get("state", "present")
@@ -80,6 +79,12 @@ def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
                  "spec": {"config": json.dumps(config, separators=(",", ":"))}}
         objects.append(built)
     return objects, removed, previews
+
+
+def check_nad_name(problems: Problems, where: str, name: t.Any) -> str:
+    if not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name) or name.startswith("0"):
+        problems.error(where, "must be a lower-case DNS label not starting with 0 (multus admission rule)")
+    return str(name)
 
 
 def load_config(problems: Problems, where: str, raw: t.Any) -> dict[str, t.Any] | None:
@@ -180,18 +185,36 @@ def whereabouts_preview(problems: Problems, where: str, ipam: t.Mapping[str, t.A
     return previews
 
 
+def parse_range(problems: Problems, where: str, text: t.Any) -> tuple[t.Any, t.Any, t.Any] | None:
+    """(network, start, end or None) of a whereabouts range: a CIDR, whose address is where handing out starts, or
+    START-END/PREFIX (both ends inside START/PREFIX)."""
+    match = WHEREABOUTS_RANGE.match(text) if isinstance(text, str) else None
+    if not match:
+        try:
+            return ipaddress.ip_network(str(text), strict=False), ipaddress.ip_address(str(text).split("/")[0]), None
+        except ValueError:
+            problems.error(where, f"{text!r} is not a CIDR")
+            return None
+    try:
+        start, end = ipaddress.ip_address(match.group(1)), ipaddress.ip_address(match.group(2))
+        network = ipaddress.ip_network(f"{start}/{match.group(3)}", strict=False)
+    except ValueError:
+        problems.error(where, f"{text!r} is not a CIDR or a START-END/PREFIX range")
+        return None
+    if end not in network or int(end) < int(start):  # not in the network: another family, or beyond it
+        problems.error(where, f"{text!r}: {end} must follow {start} inside {network}")
+        return None
+    return network, start, end
+
+
 def _preview_range(problems: Problems, where: str, entry: t.Mapping[str, t.Any],
                    shared_exclude: t.Sequence[t.Any]) -> dict[str, t.Any] | None:
     text = str(entry.get("range"))
-    match = re.match(r"^([^-/\s]+)-([^-/\s]+)/(\d+)$", text)
+    parsed = parse_range(problems, where, text)
+    if parsed is None:
+        return None
+    network, start, end = parsed
     try:
-        if match:
-            network = ipaddress.ip_network(f"{match.group(1)}/{match.group(3)}", strict=False)
-            start: t.Any = ipaddress.ip_address(match.group(1))
-            end: t.Any = ipaddress.ip_address(match.group(2))
-        else:
-            network = ipaddress.ip_network(text, strict=False)
-            start = end = None
         if entry.get("range_start"):
             start = max(start, ipaddress.ip_address(str(entry["range_start"]))) if start else \
                 ipaddress.ip_address(str(entry["range_start"]))

@@ -13,7 +13,7 @@ import typing as t
 
 from .._hco.errors import FieldError
 from . import bridges, olm, sriov, storage, swap
-from .common import PrerequisiteError, Problems, check_keys
+from .common import PrerequisiteError, Problems, check_keys, reference
 
 SECTIONS: dict[str, t.Callable[[t.Mapping[str, t.Any]], dict[str, t.Any]]] = {
     "swap": swap.plan, "networking": bridges.plan, "sriov": sriov.plan, "storage": storage.plan, "olm": olm.plan,
@@ -72,7 +72,7 @@ def render(spec: t.Mapping[str, t.Any], state: str = "present") -> dict[str, t.A
         _merge(patch, result.get("hyperconverged") or {})
         warnings += [f"{name}: {w}" for w in result.get("warnings") or []]
     if state == "absent":
-        delete, objects, delete_first = [_reference(o) for o in objects] + delete, [], []
+        delete, objects, delete_first = [reference(o) for o in objects] + delete, [], []
         warnings.append("state absent: only what this collection's apply set created is deleted; the "
                         "HyperConverged settings these sections made (overcommit, migration network) stay until the "
                         "hyperconverged role changes them, and an operator a deleted Subscription installed stays "
@@ -80,12 +80,6 @@ def render(spec: t.Mapping[str, t.Any], state: str = "present") -> dict[str, t.A
     return {"objects": objects, "delete_first": delete_first, "delete": delete, "hyperconverged": patch,
             "sections": results,
             "warnings": warnings}
-
-
-def _reference(obj: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    meta = obj.get("metadata") or {}
-    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"],
-            "metadata": {k: meta[k] for k in ("name", "namespace") if meta.get(k)}}
 
 
 def _still_configuring(networking: t.Mapping[str, t.Any]) -> list[FieldError]:

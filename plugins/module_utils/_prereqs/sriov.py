@@ -463,12 +463,12 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
         if field in body and not isinstance(body[field], str):
             body[field] = json.dumps(body[field], separators=(",", ":"))
         if body.get(field):
-            _check_json(problems, path(where, field), body[field], "{}")
+            _check_json(problems, path(where, field), body[field])
     if "metaPlugins" in body:
         if isinstance(body["metaPlugins"], list):
             body["metaPlugins"] = ",".join(json.dumps(p, separators=(",", ":")) for p in body["metaPlugins"])
         if body["metaPlugins"]:
-            _check_json(problems, path(where, "metaPlugins"), body["metaPlugins"], "[]")
+            _check_json(problems, path(where, "metaPlugins"), body["metaPlugins"], plugins=True)
     if body.get("logLevel", "") not in LOG_LEVELS:
         problems.error(path(where, "logLevel"), f"must be one of {', '.join(repr(v) for v in LOG_LEVELS)}")
     if len(problems.errors) > before:
@@ -480,17 +480,17 @@ def _network(problems: Problems, where: str, network: t.Any, namespace: str,
 LOG_LEVELS = ("panic", "error", "warning", "info", "debug", "")
 
 
-def _check_json(problems: Problems, where: str, text: t.Any, shape: str) -> None:
+def _check_json(problems: Problems, where: str, text: t.Any, plugins: bool = False) -> None:
     """A JSON string the operator pastes into the generated CNI config: an object, or (metaPlugins) the plugin
     objects that follow sriov in the conflist's plugins list, comma-separated."""
     try:
-        value = json.loads(f"[{text}]" if shape == "[]" else str(text))
+        value = json.loads(f"[{text}]" if plugins else str(text))
     except ValueError as exc:
         problems.error(where, f"is not valid JSON ({exc}): the operator would render a broken CNI config")
         return
-    if shape == "[]" and not all(isinstance(p, dict) and p.get("type") for p in value):
+    if plugins and not all(isinstance(p, dict) and p.get("type") for p in value):
         problems.error(where, "must be CNI plugin objects, each with a type")
-    elif shape != "[]" and not isinstance(value, dict):
+    elif not plugins and not isinstance(value, dict):
         problems.error(where, "must be a JSON object")
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .common import Problems, check_keys, is_control_plane, path, selector_matches
+from .common import Problems, check_keys, is_control_plane, path, reference, selector_matches
 
 CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
 LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
@@ -122,8 +122,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         # The CR and classes go; the host directories and the volumes in them stay (they hold VM disks).
         problems.warn("provisioner.state absent: the HostPathProvisioner and its StorageClasses are deleted; the "
                       f"host directories ({', '.join(directories) or 'none'}) and the volumes in them are kept")
-        return {"objects": [], "delete": [{"apiVersion": o["apiVersion"], "kind": o["kind"],
-                                           "metadata": {"name": o["metadata"]["name"]}} for o in objects + classes],
+        return {"objects": [], "delete": [reference(o) for o in objects + classes],
                 "directories": [], "volume_roots": volume_roots, "pool_claims": claims, "names": names,
                 "warnings": problems.warnings}
     return {"objects": objects + classes, "directories": directories, "volume_roots": volume_roots,
