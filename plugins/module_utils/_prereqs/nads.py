@@ -191,7 +191,8 @@ def parse_range(problems: Problems, where: str, text: t.Any) -> tuple[t.Any, t.A
     match = WHEREABOUTS_RANGE.match(text) if isinstance(text, str) else None
     if not match:
         try:
-            return ipaddress.ip_network(str(text), strict=False), ipaddress.ip_address(str(text).split("/")[0]), None
+            address = str(text).split("/", maxsplit=1)[0]
+            return ipaddress.ip_network(str(text), strict=False), ipaddress.ip_address(address), None
         except ValueError:
             problems.error(where, f"{text!r} is not a CIDR")
             return None
