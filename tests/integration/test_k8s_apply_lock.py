@@ -10,7 +10,7 @@ import typing as t
 
 import pytest
 from test_k8s_apply import apply, server_writes
-from test_k8s_apply_safety import _in_background, _live_names, _wait_for_some_written, config_map
+from test_k8s_apply_safety import _in_background, _live_names, _until_allowed, _wait_for_some_written, config_map
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.lock import LockFailed, lease_name
 
@@ -67,7 +67,9 @@ def test_a_held_lock_refuses_after_the_timeout_naming_the_holder_and_writes_noth
         apply(control_plane, config_maps(namespace, range(3)), apply_set="held", namespace=namespace, prune=True,
               lock_timeout=2)
     assert "is locked by ops@bastion pid 4242 since 2026-11-24T08:00:00Z (AWX job 17)" in str(refused.value)
-    assert server_writes(control_plane, mark) == []
+    # The one write request: the attempt to create the Lease, which the server refused because it exists.
+    assert [(e["verb"], e["objectRef"]["resource"], e["responseStatus"]["code"])
+            for e in server_writes(control_plane, mark)] == [("create", "leases", 409)]
     assert _live_names(control_plane, namespace) == set()
 
 
@@ -91,3 +93,25 @@ def test_a_killed_runs_lock_is_taken_over_once_it_stops_being_renewed(control_pl
                for w in report["warnings"])
     assert _live_names(control_plane, namespace) == {"cm-000", "cm-001"}
     assert not lease_exists(control_plane, namespace, "stale")
+
+
+def test_a_lock_the_run_may_not_delete_is_a_warning_and_expires_on_its_own(control_plane, namespace):
+    role = f"no-lease-delete-{namespace}"[:60]
+    # Everything the run needs but delete on Leases (an account role edited by hand, say).
+    rules = [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list", "create", "patch"]},
+             {"apiGroups": ["coordination.k8s.io"], "resources": ["leases"], "verbs": ["get", "create", "update"]}]
+    control_plane.kubectl_run("create", "-f", "-", input=json.dumps({
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": role}, "rules": rules}))
+    control_plane.kubectl_run("create", "clusterrolebinding", role, f"--clusterrole={role}", "--user=limited")
+    try:
+        _until_allowed(control_plane, "limited", "update", "leases")
+        report = apply(control_plane, config_maps(namespace, range(2)), context="limited", apply_set="undeletable",
+                       namespace=namespace)
+    finally:
+        # The API server is shared by the tests of this worker: the limited user must be left with no rights.
+        control_plane.kubectl_run("delete", "clusterrolebinding", role)
+        control_plane.kubectl_run("delete", "clusterrole", role)
+    assert report["counts"] == {"created": 2}
+    assert any(f"Lease {namespace}/{lease_name('undeletable')} could not be deleted" in w
+               and "the next run waits until it expires (15 s)" in w for w in report["warnings"]), report["warnings"]
+    assert lease_exists(control_plane, namespace, "undeletable")

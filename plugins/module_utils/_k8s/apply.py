@@ -196,6 +196,8 @@ class Applier:
         if lock.waited_for:
             result.setdefault("warnings", []).append(
                 f"waited {lock.waited:.0f} s for the lock of apply set {applyset.label}, held by {lock.waited_for}")
+        if lock.release_problem:
+            result.setdefault("warnings", []).append(lock.release_problem)
         return result
 
     def _run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
@@ -229,7 +231,7 @@ class Applier:
             self.parent = self._parent_item(items, errors)
             items = items + ([self.parent] if self.parent else [])
         self._validate_schemas(items, errors)
-        self._parallel(lambda item: self._plan(item, errors), [i for i in _passed(items, errors) if not i.deferred])
+        self._plan_all([i for i in _passed(items, errors) if not i.deferred], errors)
         if errors:
             raise ApplyFailed(_summary("objects are invalid or were refused by the API server's dry run; nothing "
                                        "was written", errors), errors, partial={"warnings": self.warnings})
@@ -493,12 +495,20 @@ class Applier:
             for path, message in validate_custom_resource(item.desired, schema):
                 errors.append(item.error(path, message))
 
+    def _plan_all(self, items: list[Item], errors: list[dict[str, t.Any]]) -> None:
+        """Objects already as desired are settled here, without a request; the rest are dry-run in parallel (on a
+        no-op run of thousands of objects, a thread pool would cost more than the comparisons themselves)."""
+        pending = []
+        for item in items:
+            if self._settled(item):
+                item.action = "unchanged"
+            else:
+                pending.append(item)
+        self._parallel(lambda item: self._plan(item, errors), pending)
+
     def _plan(self, item: Item, errors: list[dict[str, t.Any]]) -> None:
-        """Decide what the object needs; anything that may change is settled by a server-side dry run."""
+        """Decide what an object that is not settled needs, by a server-side dry run."""
         live = item.live
-        if self._settled(item):
-            item.action = "unchanged"
-            return
         try:
             predicted = self._dry_run(item, item.desired, force=True)
             live = item.live
@@ -584,26 +594,33 @@ class Applier:
     # ------------------------------------------------------------------ access
     def _check_access(self, items: list[Item], prunable: list[tuple[dict[str, t.Any], Resource]],
                       errors: list[dict[str, t.Any]]) -> None:
-        """Every right the writes and deletes need, asked with SelfSubjectAccessReviews before the first write, so a
-        missing one (delete, most often) stops the run before it changed anything. A no-op run asks nothing."""
+        """The rights the dry runs did not already prove, asked with SelfSubjectAccessReviews before the first write,
+        so a missing one (delete, most often) stops the run before it changed anything. A dry run is authorized as
+        its write is (patch, and create when it would create), so only these are asked: create and patch for objects
+        whose dry run waits for a Namespace or CRD of this run, delete for what prune removes, and the lock's
+        renewal (and its create when the lock's namespace is written first). A no-op run asks nothing."""
         needed: set[tuple[str, str, str, str, str]] = set()
         for item in items:
             resource = item.resource
-            if resource is None or not (item.action in ("created", "updated") or item.deferred):
+            if resource is None or not item.deferred:
                 continue
             namespace = (item.namespace or "") if resource.namespaced else ""
             # The apply-set parent is asked for by name: an account may be allowed only its own parents.
             name = item.name if item is self.parent else ""
-            for verb in (("create", "patch") if item.action != "updated" else ("patch",)):
-                needed.add((verb, resource.group, resource.plural, namespace, name if verb == "patch" else ""))
+            needed.update((("create", resource.group, resource.plural, namespace, ""),
+                           ("patch", resource.group, resource.plural, namespace, name)))
         for obj, resource in prunable:
             namespace = (obj["metadata"].get("namespace") or "") if resource.namespaced else ""
             needed.add(("delete", resource.group, resource.plural, namespace, ""))
-        if needed and self.applyset is not None and self.lock is None:
-            # The apply set's lock (lock.py), taken before the first write.
+        writes = prunable or any(i.action in ("created", "updated") or i.deferred for i in items)
+        if writes and self.applyset is not None and self.lock is None:
+            # The apply set's lock (lock.py): a renewal refused halfway through would stop the run there. Reading
+            # and creating the lock fail before the first write; releasing it is reported if refused.
             lease, home = lease_name(self.applyset.name), self.applyset.namespace
-            needed.add(("create", "coordination.k8s.io", "leases", home, ""))
-            needed.update((verb, "coordination.k8s.io", "leases", home, lease) for verb in ("get", "update", "delete"))
+            needed.add(("update", "coordination.k8s.io", "leases", home, lease))
+            if any(i.kind == "Namespace" and i.api_version == "v1" and i.name == home and i.live is None
+                   for i in items):
+                needed.add(("create", "coordination.k8s.io", "leases", home, ""))
         wanted = sorted(needed)
         asked = [w for w in wanted if w not in self._access]   # answers of this run's first plan still hold
         self._access.update(zip(asked, self._parallel(self._allowed, asked)))
@@ -722,7 +739,7 @@ class Applier:
                 item.desired["metadata"]["namespace"] = item.namespace
             item.deferred = ""
             ready.append(item)
-        self._parallel(lambda item: self._plan(item, errors), ready)
+        self._plan_all(ready, errors)
 
     # ------------------------------------------------------------------ prune, delete, observe
     def _find_prunable(self, items: list[Item], errors: list[dict[str, t.Any]]) -> list[tuple[dict[str, t.Any], Resource]]:

@@ -15,7 +15,6 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
-import contextlib
 import datetime
 import getpass
 import hashlib
@@ -80,6 +79,7 @@ class ApplySetLock:
         self._stop = threading.Event()
         self._renewer: threading.Thread | None = None
         self.lost: str = ""
+        self.release_problem = ""   # why the Lease could not be deleted at the end, if it could not
         self.waited = 0.0
         self.waited_for = ""      # the holder this run waited for, if any
 
@@ -101,15 +101,17 @@ class ApplySetLock:
     def acquire(self) -> None:
         start = self._clock()
         observed: tuple[str, float] | None = None   # (resourceVersion, when this client first saw it)
-        while True:
+        # Most often no run holds the lock and the Lease does not exist: create it straight away (a 409 says it
+        # exists, and it is then read).
+        taken = self._write("POST", self._collection, self._body())
+        while not taken:
             try:
                 lease = self.connection.request("GET", f"{self._collection}/{self.name}", counts_as_write=False)
             except KubeError as exc:
                 if exc.status != 404:
                     raise LockFailed(f"cannot read the apply-set lock Lease {self.namespace}/{self.name}: {exc}",
                                      exc.status) from None
-                if self._write("POST", self._collection, self._body()):
-                    break
+                taken = self._write("POST", self._collection, self._body())
                 continue
             spec = lease.get("spec") or {}
             holder = spec.get("holderIdentity") or ""
@@ -120,10 +122,9 @@ class ApplySetLock:
             silent = now - observed[1]
             if not holder or silent >= float(spec.get("leaseDurationSeconds") or self.lease_seconds):
                 # Free, or its holder stopped renewing (a killed run): take it over, unless another run is quicker.
-                if self._write("PUT", f"{self._collection}/{self.name}", self._body(version)):
-                    if holder:
-                        self.waited_for = f"{holder} (stopped renewing)"
-                    break
+                taken = self._write("PUT", f"{self._collection}/{self.name}", self._body(version))
+                if taken and holder:
+                    self.waited_for = f"{holder} (stopped renewing)"
                 continue
             if now - start >= self.timeout:
                 raise LockFailed(f"apply set ConfigMap {self.namespace}/{self.parent} is locked by {holder} (Lease "
@@ -178,12 +179,17 @@ class ApplySetLock:
             return
         # Only the Lease this run holds (a taken-over one has another resourceVersion); if it is gone or taken over,
         # it belongs to the new holder.
-        with contextlib.suppress(KubeError):
+        try:
             self.connection.request(
                 "DELETE", f"{self._collection}/{self.name}", retry=False,
                 body={"apiVersion": "v1", "kind": "DeleteOptions",
                       "preconditions": {"uid": lease["metadata"]["uid"],
                                         "resourceVersion": lease["metadata"]["resourceVersion"]}})
+        except KubeError as exc:
+            if exc.status not in (404, 409):   # gone, or taken over: the new holder's now
+                self.release_problem = (f"the apply-set lock Lease {self.namespace}/{self.name} could not be "
+                                        f"deleted ({exc}); the next run waits until it expires "
+                                        f"({self.lease_seconds} s)")
 
     def __enter__(self) -> ApplySetLock:
         self.acquire()
