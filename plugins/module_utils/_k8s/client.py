@@ -31,6 +31,9 @@ else:
 RETRIABLE_STATUS = frozenset({409, 429, 500, 502, 503, 504})
 # 429s retried on top of the retries (client-go retries them ten times); the call's time limit still bounds them.
 THROTTLED_RETRIES = 10
+# How long a bearer token is reused before the kubeconfig loader is asked again. The loader renews exec/OIDC tokens
+# five minutes before they expire, and asking it on every request costs more than some requests themselves.
+TOKEN_REUSE_SECONDS = 10.0
 _FORBIDDEN = re.compile(r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "(?P<resource>[^"]*)"'
                         r'(?: in API group "(?P<group>[^"]*)")?(?: in the namespace "(?P<ns>[^"]*)")?')
 
@@ -121,6 +124,7 @@ class Connection:
         self.dry_runs = 0
         self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
         self._count_lock = threading.Lock()
+        self._token: tuple[float, str | None] | None = None   # (when asked, Authorization header value)
         self.deadline = time.monotonic() + timeout if timeout else None
         self.timeout = timeout
 
@@ -161,8 +165,7 @@ class Connection:
         if query:
             url += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
         headers = {"Accept": accept, "User-Agent": "virtinfra.hyperconverged"}
-        bearer = self._configuration.auth_settings().get("BearerToken")  # refreshes exec/OIDC tokens
-        token = bearer.get("value") if bearer else None
+        token = self._bearer()
         if token:
             headers["Authorization"] = token
         payload = None
@@ -213,6 +216,15 @@ class Connection:
                 continue
             raise self._error(response.status, data, method, path, self._host)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _bearer(self) -> str | None:
+        """The Authorization header value, from the kubeconfig loader (which refreshes exec/OIDC tokens)."""
+        now = time.monotonic()
+        cached = self._token
+        if cached is None or now - cached[0] >= TOKEN_REUSE_SECONDS:
+            bearer = self._configuration.auth_settings().get("BearerToken")
+            cached = self._token = (now, bearer.get("value") if bearer else None)
+        return cached[1]
 
     def _pause(self, seconds: float, method: str, path: str) -> None:
         remaining = self._remaining(method, path)

@@ -25,15 +25,25 @@ def strip(obj: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     """The object without status and the metadata the server maintains (what a diff should show)."""
     if not obj:
         return {}
-    result = {k: copy.deepcopy(v) for k, v in obj.items() if k != "status"}
-    metadata = {k: v for k, v in (result.get("metadata") or {}).items() if k not in SERVER_METADATA}
-    annotations = {k: v for k, v in (metadata.get("annotations") or {}).items() if k != FINGERPRINT_ANNOTATION}
-    if annotations:
-        metadata["annotations"] = annotations
-    else:
-        metadata.pop("annotations", None)
-    result["metadata"] = metadata
+    result: dict[str, t.Any] = {}
+    for key, value in obj.items():
+        if key == "metadata":
+            # managedFields, often the largest part of a live object, is left out before anything is copied.
+            result[key] = _stripped_metadata(value or {})
+        elif key != "status":
+            result[key] = copy.deepcopy(value)
+    result.setdefault("metadata", {})
     return result
+
+
+def _stripped_metadata(metadata: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+    kept = {k: copy.deepcopy(v) for k, v in metadata.items() if k not in SERVER_METADATA}
+    annotations = {k: v for k, v in (kept.get("annotations") or {}).items() if k != FINGERPRINT_ANNOTATION}
+    if annotations:
+        kept["annotations"] = annotations
+    else:
+        kept.pop("annotations", None)
+    return kept
 
 
 def render_path(path: Path) -> str:

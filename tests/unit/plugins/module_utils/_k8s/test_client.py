@@ -18,6 +18,7 @@ import typing as t
 
 import pytest
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import client as client_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
     Connection,
     DeadlineExceeded,
@@ -81,6 +82,25 @@ def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
     assert 2.0 <= slept[0] <= 3.0 and slept[1:] == [0.5, 1.0]
     assert connection.requests["GET"] == 4
     assert {seen[2] for seen in Script.seen} == {"Bearer secret-token"}
+
+
+def test_a_token_is_asked_of_the_kubeconfig_loader_once_per_reuse_period_and_a_renewed_one_is_sent(
+        scripted, monkeypatch):
+    connection, _slept = connect(scripted)
+    asked: list[int] = []
+
+    def renew(configuration: t.Any) -> None:   # as the kubeconfig loader's hook renews an exec/OIDC token
+        asked.append(1)
+        configuration.api_key = {"authorization": f"Bearer token-{len(asked)}"}
+
+    setattr(connection._configuration, "refresh_api_key_hook", renew)  # noqa: B010 (typed as None)
+    Script.replies = [(200, {}, {})] * 4
+    for _ in range(3):
+        connection.request("GET", "/api")
+    assert len(asked) == 1 and {seen[2] for seen in Script.seen} == {"Bearer token-1"}
+    monkeypatch.setattr(client_module, "TOKEN_REUSE_SECONDS", 0.0)   # the reuse period is over
+    connection.request("GET", "/api")
+    assert len(asked) == 2 and Script.seen[-1][2] == "Bearer token-2"
 
 
 def test_a_429_storm_outlasts_the_retries_but_not_the_throttle_budget(scripted):
