@@ -107,13 +107,22 @@ def child_apply(request_file: pathlib.Path) -> int:
     return 0
 
 
+def server_cpu(plane: ControlPlane) -> float:
+    """CPU seconds the test API server and etcd have used so far (user + system, from /proc)."""
+    total = 0.0
+    for pid in (plane.apiserver_pid, plane.etcd_pid):
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def measured(plane: ControlPlane, work: pathlib.Path, objects: list[dict], options: dict[str, t.Any],
              connection: dict[str, t.Any] | None = None, during: t.Callable[[], None] | None = None) -> dict[str, t.Any]:
     """Apply in a child process: seconds, requests the server saw, peak RSS (MiB), outcome."""
     request = work / "request.json"
     request.write_text(json.dumps({"kubeconfig": str(plane.kubeconfig), "objects": objects, "options": options,
                                    "connection": connection or {}}))
-    mark = plane.audit_offset()
+    mark, cpu = plane.audit_offset(), server_cpu(plane)
     child = subprocess.Popen([sys.executable, __file__, "--child", str(request)], stdout=subprocess.PIPE, text=True)
     if during is not None:
         during()
@@ -121,13 +130,14 @@ def measured(plane: ControlPlane, work: pathlib.Path, objects: list[dict], optio
     answer = json.loads(child.stdout.read())
     _pid, _status, usage = os.wait4(child.pid, 0)
     child.returncode = 0
-    return {**answer, "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024}
+    return {**answer, "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024,
+            "server_cpu": server_cpu(plane) - cpu, "client_cpu": usage.ru_utime + usage.ru_stime}
 
 
 def kubectl_apply(plane: ControlPlane, work: pathlib.Path, objects: list[dict]) -> dict[str, t.Any]:
     manifest = work / "kubectl.yaml"
     manifest.write_text("\n---\n".join(json.dumps(o) for o in objects))
-    mark = plane.audit_offset()
+    mark, cpu = plane.audit_offset(), server_cpu(plane)
     start = time.perf_counter()
     child = subprocess.Popen([str(plane.kubectl), f"--kubeconfig={plane.kubeconfig}", "apply", "--server-side",
                               "--field-manager=kubectl-bench", f"--cache-dir={work / 'kube-cache'}", "-f",
@@ -135,7 +145,8 @@ def kubectl_apply(plane: ControlPlane, work: pathlib.Path, objects: list[dict]) 
     _pid, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "outcome": "ok" if status == 0 else f"exit status {status >> 8}",
-            "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024}
+            "requests": len(plane.audit_events(mark, "admin")), "peak_rss_mib": usage.ru_maxrss / 1024,
+            "server_cpu": server_cpu(plane) - cpu, "client_cpu": usage.ru_utime + usage.ru_stime}
 
 
 def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict], apply_set: str) -> dict[str, t.Any]:
@@ -172,15 +183,24 @@ def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
         side_by_side[("k8s_apply core", phase)] = measured(plane, work, ours, {"apply_set": "ours"})
     side_by_side[("k8s_apply ansible-playbook", "no-op")] = through_ansible(plane, work, ours, "ours")
     print(f"{label} in one namespace (and the Namespace), side by side on one API server")
-    print(f"{'tool':<30}{'phase':<12}{'seconds':>9}{'requests':>10}{'peak RSS MiB':>14}")
+    print(f"{'tool':<30}{'phase':<12}{'seconds':>9}{'requests':>10}{'peak RSS MiB':>14}"
+          f"{'server CPU s':>14}{'client CPU s':>14}")
     for (tool, phase), figures in side_by_side.items():
         print(f"{tool:<30}{phase:<12}{figures['seconds']:>9.2f}{figures['requests']:>10}"
-              f"{figures['peak_rss_mib']:>14.0f}  {figures['outcome']}")
+              f"{figures['peak_rss_mib']:>14.0f}{figures.get('server_cpu', float('nan')):>14.1f}"
+              f"{figures.get('client_cpu', float('nan')):>14.1f}  {figures['outcome']}")
     size = len(ours)
     core, kubectl = "k8s_apply core", "kubectl apply --server-side"
     for phase, target in (("from empty", 0.5), ("no-op", 0.1)):
         ratio = side_by_side[(core, phase)]["seconds"] / side_by_side[(kubectl, phase)]["seconds"]
         print(f"{phase}: k8s_apply / kubectl wall time {ratio:.2f}x (target <= {target}x)")
+    # The API server, etcd and the client share this machine's cores: no schedule can finish before the server's own
+    # CPU time, spread over every core, has been spent.
+    empty, cores = side_by_side[(core, "from empty")], len(os.sched_getaffinity(0))
+    floor = empty["server_cpu"] / cores
+    print(f"from empty: the server alone used {empty['server_cpu']:.1f} CPU s for k8s_apply's requests: on {cores} "
+          f"cores no client can finish in less than {floor:.1f} s = "
+          f"{floor / side_by_side[(kubectl, 'from empty')]['seconds']:.2f}x kubectl's wall time")
     print(f"from empty: {side_by_side[(core, 'from empty')]['requests']} requests "
           f"(target <= 2 x {size} + 2 kinds + 3 = {2 * size + 5})")
     outside = 1 - (side_by_side[(core, "no-op")]["seconds"]

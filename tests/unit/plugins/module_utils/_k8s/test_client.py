@@ -95,7 +95,7 @@ def test_a_token_is_asked_of_the_kubeconfig_loader_once_per_reuse_period_and_a_r
 
     setattr(connection._configuration, "refresh_api_key_hook", renew)  # noqa: B010 (typed as None)
     Script.replies = [(200, {}, {})] * 4
-    for _ in range(3):
+    for _request in range(3):
         connection.request("GET", "/api")
     assert len(asked) == 1 and {seen[2] for seen in Script.seen} == {"Bearer token-1"}
     monkeypatch.setattr(client_module, "TOKEN_REUSE_SECONDS", 0.0)   # the reuse period is over
