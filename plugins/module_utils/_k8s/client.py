@@ -15,7 +15,7 @@ import re
 import threading
 import time
 import typing as t
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 try:
     import urllib3
@@ -116,6 +116,12 @@ class Connection:
         configuration.connection_pool_maxsize = 64   # one connection per worker (the concurrency option)
         self._pool = k8s_client.ApiClient(configuration).rest_client.pool_manager
         self._host = configuration.host.rstrip("/")
+        # Every request goes to one host: without a proxy, its connection pool is used directly, which saves the
+        # pool manager's URL parsing and pool lookup on each of them (a fifth of the client's CPU per request).
+        self._host_pool = None if configuration.proxy else self._pool.connection_from_url(self._host)
+        parts = urlsplit(self._host)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+        self._path_prefix = parts.path   # a server behind a path (Rancher's /k8s/clusters/<id>)
         self.request_timeout = request_timeout
         self.retries = retries
         self.backoff = backoff
@@ -161,9 +167,9 @@ class Connection:
                  accept: str = "application/json", retry: bool = True,
                  counts_as_write: bool = True) -> tuple[int, t.Any]:
         """As request, with the HTTP status of the answer (an apply that created its object answers 201)."""
-        url = self._host + path
+        target = self._path_prefix + path
         if query:
-            url += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
+            target += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
         headers = {"Accept": accept, "User-Agent": "virtinfra.hyperconverged"}
         token = self._bearer()
         if token:
@@ -185,9 +191,13 @@ class Connection:
                     self.dry_runs += 1
             limit = self.request_timeout if remaining is None else min(self.request_timeout, remaining)
             try:
-                response = self._pool.request(method, url, body=payload, headers=headers,
-                                              timeout=urllib3.Timeout(total=limit),
-                                              retries=False, preload_content=True)
+                timeout = urllib3.Timeout(total=limit)
+                if self._host_pool is not None:
+                    response = self._host_pool.request(method, target, body=payload, headers=headers,
+                                                       timeout=timeout, retries=False, preload_content=True)
+                else:
+                    response = self._pool.request(method, self._origin + target, body=payload, headers=headers,
+                                                  timeout=timeout, retries=False, preload_content=True)
             except urllib3.exceptions.SSLError as exc:
                 # A certificate the client does not trust stays untrusted: no retry.
                 raise Unreachable(f"TLS verification of {self._host} failed: {_reason(exc)} (set ca_cert to the "

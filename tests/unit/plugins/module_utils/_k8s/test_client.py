@@ -103,6 +103,18 @@ def test_a_token_is_asked_of_the_kubeconfig_loader_once_per_reuse_period_and_a_r
     assert len(asked) == 2 and Script.seen[-1][2] == "Bearer token-2"
 
 
+def test_a_server_behind_a_path_gets_every_request_under_that_path(scripted):
+    # As Rancher serves a cluster's API under /k8s/clusters/<id>.
+    host = f"http://127.0.0.1:{scripted.server_address[1]}/k8s/clusters/c-1/"
+    connection = Connection(host=host, api_key="secret-token")
+    Script.replies = [(200, {}, {})] * 2
+    connection.request("GET", "/api")
+    connection.request("PATCH", "/api/v1/namespaces/x/configmaps/y", query={"fieldManager": "m", "dryRun": None},
+                       body={})
+    assert [(method, path) for method, path, _token in Script.seen] == [
+        ("GET", "/k8s/clusters/c-1/api"), ("PATCH", "/k8s/clusters/c-1/api/v1/namespaces/x/configmaps/y?fieldManager=m")]
+
+
 def test_a_429_storm_outlasts_the_retries_but_not_the_throttle_budget(scripted):
     Script.replies = [(429, {"message": "too many requests"}, {"Retry-After": "1"})] * 12 + [(200, {}, {})]
     connection, slept = connect(scripted, retries=2)
