@@ -206,6 +206,33 @@ def test_invalid_objects_are_all_reported_and_nothing_is_written(control_plane, 
     assert "memoryOvercommit: 150" in live
 
 
+def test_a_missing_create_right_stops_the_run_at_the_dry_run_with_no_access_review(control_plane, namespace):
+    control_plane.kubectl_run("create", "namespace", namespace)
+    control_plane.kubectl_run("create", "configmap", "present", "-n", namespace, "--from-literal=k=before")
+    role = f"{namespace}-no-create"
+    # May change ConfigMaps that exist, not create new ones: only the dry run of the new one can tell.
+    control_plane.kubectl_run("create", "role", role, "--verb=get,list,patch", "--resource=configmaps", "-n", namespace)
+    control_plane.kubectl_run("create", "rolebinding", role, f"--role={role}", "--user=limited", "-n", namespace)
+    objects = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": namespace},
+                "data": {"k": "after"}} for name in ("present", "new")]
+    deadline = time.monotonic() + 30
+    while control_plane.kubectl_run("auth", "can-i", "patch", "configmaps", "-n", namespace, context="limited",
+                                    check=False).returncode != 0:
+        assert time.monotonic() < deadline, "the role binding did not reach the authorizer"
+        time.sleep(0.2)
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, objects, context="limited")
+    assert [e["message"] for e in failure.value.errors] == [
+        f"user limited cannot create configmaps in namespace {namespace}"]
+    assert server_writes(control_plane, mark, "limited") == []
+    asked = [e for e in control_plane.audit_events(mark, "limited")
+             if (e.get("objectRef") or {}).get("resource") == "selfsubjectaccessreviews"]
+    assert asked == []
+    live = control_plane.kubectl_run("get", "configmap", "present", "-n", namespace, "-o", "jsonpath={.data.k}")
+    assert live.stdout == "before"
+
+
 def test_rbac_denial_names_user_verb_resource_and_namespace(control_plane, namespace):
     apply(control_plane, [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}],
           apply_set=namespace)
