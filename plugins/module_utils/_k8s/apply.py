@@ -244,11 +244,9 @@ class Applier:
             if errors:
                 raise ApplyFailed(_summary("this user may not make every change the run needs; nothing was written",
                                            errors), errors, partial={"warnings": self.warnings})
-        if self.applyset is not None and not self.options.check_mode and self.lock is None and (
-                prunable or any(i.action in ("created", "updated") for i in items)):
-            home = next((i for i in items if i.kind == "Namespace" and i.api_version == "v1"
-                         and i.name == self.applyset.namespace and i.live is None), None)
-            raise _NeedsLock(self.applyset, home)
+        if self.applyset is not None and not self.options.check_mode and self.lock is None and _writes(
+                items, prunable):
+            raise _NeedsLock(self.applyset, self._lock_home(items))
         pruned: list[dict[str, t.Any]] = []
         try:
             if not self.options.check_mode:
@@ -612,14 +610,12 @@ class Applier:
         for obj, resource in prunable:
             namespace = (obj["metadata"].get("namespace") or "") if resource.namespaced else ""
             needed.add(("delete", resource.group, resource.plural, namespace, ""))
-        writes = prunable or any(i.action in ("created", "updated") or i.deferred for i in items)
-        if writes and self.applyset is not None and self.lock is None:
+        if self.applyset is not None and self.lock is None and _writes(items, prunable):
             # The apply set's lock (lock.py): a renewal refused halfway through would stop the run there. Reading
             # and creating the lock fail before the first write; releasing it is reported if refused.
             lease, home = lease_name(self.applyset.name), self.applyset.namespace
             needed.add(("update", "coordination.k8s.io", "leases", home, lease))
-            if any(i.kind == "Namespace" and i.api_version == "v1" and i.name == home and i.live is None
-                   for i in items):
+            if self._lock_home(items) is not None:
                 needed.add(("create", "coordination.k8s.io", "leases", home, ""))
         wanted = sorted(needed)
         asked = [w for w in wanted if w not in self._access]   # answers of this run's first plan still hold
@@ -630,6 +626,12 @@ class Applier:
                 where = f"in namespace {namespace}" if namespace else "at cluster scope"
                 errors.append({"object": "access", "index": None, "path": "",
                                "message": f"this user cannot {verb} {what} {where}"})
+
+    def _lock_home(self, items: list[Item]) -> Item | None:
+        """The apply set's Namespace when this run creates it: the lock lives there, so it is written first."""
+        home = self.applyset.namespace if self.applyset is not None else None
+        return next((i for i in items if i.kind == "Namespace" and i.api_version == "v1" and i.name == home
+                     and i.live is None), None)
 
     def _allowed(self, attributes: tuple[str, str, str, str, str]) -> bool:
         verb, group, plural, namespace, name = attributes
@@ -992,6 +994,11 @@ def _may_be_custom(api_version: str) -> bool:
     """Custom resources never use the built-in groups; *.k8s.io groups are reserved for Kubernetes itself."""
     group = api_version.rpartition("/")[0]
     return group not in _BUILTIN_GROUPS and not group.endswith(".k8s.io")
+
+
+def _writes(items: list[Item], prunable: list[tuple[dict[str, t.Any], Resource]]) -> bool:
+    """The plan writes or prunes something (an object deferred to after its Namespace or CRD is written too)."""
+    return bool(prunable) or any(i.action in ("created", "updated") or i.deferred for i in items)
 
 
 def _passed(items: list[Item], errors: list[dict[str, t.Any]]) -> list[Item]:
