@@ -112,7 +112,10 @@ RENDER = {"name": "Render the operands the examples use", "register": "rendered"
 CONTEXT: dict[str, dict[str, t.Any]] = {
     "cluster_facts": {"cluster": True},
     "hco_render": {"vars": {"hyperconverged": HYPERCONVERGED}},
-    "k8s_apply": {"cluster": True, "before": [RENDER]},
+    "k8s_apply": {"cluster": True, "before": [RENDER, {
+        "name": "Write the manifests the src example applies", "check_mode": False,
+        "virtinfra.hyperconverged.write_manifests": {"dest": "{{ playbook_dir }}/manifests",
+                                                     "objects": "{{ rendered.operands }}"}}]},
     "node_prereqs": {"vars": {"cluster_nodes": [
         {"name": "worker1", "memory": "256Gi", "labels": {"node-role.kubernetes.io/worker": ""}}]}},
     "preflight_facts": {},

@@ -158,6 +158,8 @@ class Applier:
         # resourceVersion, or still absent) and the same body answers the same, and access rights do not change.
         self._dry_runs: dict[tuple[t.Any, ...], tuple[int, dict[str, t.Any]]] = {}
         self._access: dict[tuple[str, str, str, str, str], bool] = {}
+        self._origins: t.Sequence[str] | None = None           # where each input object came from (set by run)
+        self._input_errors: list[dict[str, t.Any]] = []        # problems the caller found in the input
         self._reset()
 
     def _reset(self) -> None:
@@ -171,9 +173,16 @@ class Applier:
         self.lock: ApplySetLock | None = None       # held while a run writes or prunes its apply set
 
     # ------------------------------------------------------------------ entry point
-    def run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
+    def run(self, objects: t.Sequence[t.Any], origins: t.Sequence[str] | None = None,
+            input_errors: t.Sequence[dict[str, t.Any]] = ()) -> dict[str, t.Any]:
         """Plan without the apply-set lock; when the plan writes or prunes, take the lock and plan again under it
-        (another run may have changed the set meanwhile), then write. A no-op run and check mode take no lock."""
+        (another run may have changed the set meanwhile), then write. A no-op run and check mode take no lock.
+
+        ``origins`` names where each object came from (default ``objects[i]``); ``input_errors`` are problems the
+        caller found in the input (an unreadable manifest file): they fail the run with the others, before any write.
+        """
+        self._origins = origins
+        self._input_errors = list(input_errors)
         try:
             return self._run(objects)
         except _NeedsLock as needed:
@@ -203,7 +212,7 @@ class Applier:
     def _run(self, objects: t.Sequence[t.Any]) -> dict[str, t.Any]:
         # Every problem at once: each phase goes on with the objects that passed the earlier ones.
         items, errors = self._parse(objects)
-        errors += self._option_errors()
+        errors = self._input_errors + errors + self._option_errors()
         if self.options.apply_set and self.options.state in ("present", "absent") and not any(
                 e["path"].startswith("apply_set") for e in errors):
             self.applyset = ApplySet(self.options.apply_set,
@@ -331,7 +340,7 @@ class Applier:
         errors: list[dict[str, t.Any]] = []
         seen: dict[tuple[str, str, str, str], int] = {}
         for index, obj in enumerate(objects):
-            where = f"objects[{index}]"
+            where = self._origin(index)
             if not isinstance(obj, dict):
                 errors.append({"object": where, "index": index, "path": "", "message": "must be a mapping"})
                 continue
@@ -355,11 +364,14 @@ class Applier:
             item = Item(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
                         desired["metadata"].get("namespace"))
             if item.key in seen:
-                errors.append(item.error("metadata.name", f"duplicate of objects[{seen[item.key]}]"))
+                errors.append(item.error("metadata.name", f"duplicate of {self._origin(seen[item.key])}"))
             seen[item.key] = index
             items.append(item)
         items.sort(key=lambda i: (i.rank, i.index))
         return items, errors
+
+    def _origin(self, index: int) -> str:
+        return self._origins[index] if self._origins else f"objects[{index}]"
 
     def _resolve(self, items: list[Item], errors: list[dict[str, t.Any]]) -> None:
         """Find each object's resource; kinds defined by a CRD in the same input wait for it."""

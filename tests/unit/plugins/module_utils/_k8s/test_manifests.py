@@ -1,0 +1,102 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Manifest files and directories read for k8s_apply's src (applied on a real API server: test_k8s_apply_src)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import load
+
+
+def config_map(name: str) -> dict:
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "demo"}}
+
+
+def names(manifests) -> list[str]:
+    return [o["metadata"]["name"] for o in manifests.objects]
+
+
+def test_a_directory_gives_its_manifests_in_name_order_and_skips_the_rest(tmp_path):
+    (tmp_path / "b.yaml").write_text(textwrap.dedent("""\
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: b1, namespace: demo}
+        ---
+        # a comment-only document is empty, and skipped
+        ---
+        apiVersion: v1
+        kind: ConfigMap
+        metadata: {name: b2, namespace: demo}
+        """))
+    (tmp_path / "a.json").write_text(json.dumps([config_map("a1"), config_map("a2")]))
+    listed = {"apiVersion": "v1", "kind": "List", "items": [config_map("c1"), config_map("c2")]}
+    (tmp_path / "c.yml").write_text(json.dumps(listed))
+    (tmp_path / "README.md").write_text("not a manifest")
+    (tmp_path / ".hidden.yaml").write_text(json.dumps(config_map("hidden")))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "deeper.yaml").write_text(json.dumps(config_map("deeper")))
+
+    found = load([str(tmp_path)])
+
+    assert found.errors == []
+    assert names(found) == ["a1", "a2", "b1", "b2", "c1", "c2"]
+    assert found.origins[0] == f"src[0] {tmp_path / 'a.json'}, document 1"
+    assert found.origins[3] == f"src[0] {tmp_path / 'b.yaml'}, document 2"
+
+
+def test_files_keep_the_order_given_and_a_file_may_be_named_twice(tmp_path):
+    first, second = tmp_path / "z.yaml", tmp_path / "a.yaml"
+    first.write_text(json.dumps(config_map("z")))
+    second.write_text(json.dumps(config_map("a")))
+    found = load([str(first), str(second), str(first)])
+    assert names(found) == ["z", "a", "z"]   # the applier reports the duplicate, naming both places
+    assert found.origins[2].startswith("src[2] ")
+
+
+def test_a_document_that_is_not_an_object_is_kept_for_the_applier_to_refuse_with_its_origin(tmp_path):
+    path = tmp_path / "odd.yaml"
+    path.write_text("just a string\n---\n- 1\n- apiVersion: v1\n")
+    found = load([str(path)])
+    assert found.errors == []
+    assert found.objects == ["just a string", 1, {"apiVersion": "v1"}]
+    assert found.origins == [f"src[0] {path}, document 1", f"src[0] {path}, document 2",
+                             f"src[0] {path}, document 2"]
+
+
+def test_every_unreadable_input_is_reported_with_its_file_and_line(tmp_path):
+    good = tmp_path / "good.yaml"
+    good.write_text(json.dumps(config_map("good")))
+    broken_yaml = tmp_path / "broken.yaml"
+    broken_yaml.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n   namespace: y\n")
+    broken_json = tmp_path / "broken.json"
+    broken_json.write_text('{"apiVersion": "v1",\n "kind": }')
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\xff\xfe\x00")
+    empty_dir = tmp_path / "empty"
+    empty_dir.mkdir()
+    (empty_dir / "notes.txt").write_text("")
+
+    found = load([str(good), str(broken_yaml), str(broken_json), str(binary), str(empty_dir),
+                  str(tmp_path / "missing.yaml"), "", "  "])
+
+    assert names(found) == ["good"]
+    by_option = {e["object"].split()[0]: e for e in found.errors}
+    assert sorted(by_option) == [f"src[{i}]" for i in range(1, 8)]
+    assert by_option["src[1]"]["object"] == f"src[1] {broken_yaml}"
+    assert "is not valid YAML" in by_option["src[1]"]["message"] and "line 5" in by_option["src[1]"]["message"]
+    assert "is not valid JSON" in by_option["src[2]"]["message"] and "line 2" in by_option["src[2]"]["message"]
+    assert by_option["src[3]"]["message"].startswith("cannot be read")
+    assert "has no .yaml, .yml, .json files" in by_option["src[4]"]["message"]
+    assert "no such file or directory" in by_option["src[5]"]["message"]
+    assert "empty value" in by_option["src[6]"]["message"] and "empty value" in by_option["src[7]"]["message"]
+    assert all(e["index"] is None and e["path"] == "" for e in found.errors)
+
+
+def test_yaml_is_read_safely(tmp_path):
+    path = tmp_path / "tagged.yaml"
+    path.write_text("apiVersion: !!python/object/apply:os.getcwd []\n")
+    found = load([str(path)])
+    assert found.objects == [] and "is not valid YAML" in found.errors[0]["message"]
