@@ -482,10 +482,11 @@ def main() -> None:
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
         lock_timeout=float(params["lock_timeout"]), workers=params["concurrency"],
     )
-    objects, origins, input_errors = list(params["objects"] or []), None, []
+    objects, input_errors = list(params["objects"] or []), []
+    origins: list[str | None] | None = None
     if params["src"] is not None:
         manifests = load_manifests(params["src"])
-        origins = [f"objects[{i}]" for i in range(len(objects))] + manifests.origins
+        origins = [None] * len(objects) + manifests.origins   # None: named as objects[i]
         objects += manifests.objects
         input_errors = manifests.errors
     # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).

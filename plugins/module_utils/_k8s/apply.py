@@ -158,7 +158,7 @@ class Applier:
         # resourceVersion, or still absent) and the same body answers the same, and access rights do not change.
         self._dry_runs: dict[tuple[t.Any, ...], tuple[int, dict[str, t.Any]]] = {}
         self._access: dict[tuple[str, str, str, str, str], bool] = {}
-        self._origins: t.Sequence[str] | None = None           # where each input object came from (set by run)
+        self._origins: t.Sequence[str | None] | None = None    # where each input object came from (set by run)
         self._input_errors: list[dict[str, t.Any]] = []        # problems the caller found in the input
         self._reset()
 
@@ -173,13 +173,14 @@ class Applier:
         self.lock: ApplySetLock | None = None       # held while a run writes or prunes its apply set
 
     # ------------------------------------------------------------------ entry point
-    def run(self, objects: t.Sequence[t.Any], origins: t.Sequence[str] | None = None,
+    def run(self, objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = None,
             input_errors: t.Sequence[dict[str, t.Any]] = ()) -> dict[str, t.Any]:
         """Plan without the apply-set lock; when the plan writes or prunes, take the lock and plan again under it
         (another run may have changed the set meanwhile), then write. A no-op run and check mode take no lock.
 
-        ``origins`` names where each object came from (default ``objects[i]``); ``input_errors`` are problems the
-        caller found in the input (an unreadable manifest file): they fail the run with the others, before any write.
+        ``origins`` names where each object came from (``None``, or no list: ``objects[i]``); ``input_errors`` are
+        problems the caller found in the input (an unreadable manifest file): they fail the run with the others,
+        before any write.
         """
         self._origins = origins
         self._input_errors = list(input_errors)
@@ -371,7 +372,7 @@ class Applier:
         return items, errors
 
     def _origin(self, index: int) -> str:
-        return self._origins[index] if self._origins else f"objects[{index}]"
+        return (self._origins[index] if self._origins else None) or f"objects[{index}]"
 
     def _resolve(self, items: list[Item], errors: list[dict[str, t.Any]]) -> None:
         """Find each object's resource; kinds defined by a CRD in the same input wait for it."""
