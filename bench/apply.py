@@ -192,6 +192,23 @@ def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict]
             "peak_rss_mib": float("nan"), "module_seconds": end - start}
 
 
+def ansible_start_up(work: pathlib.Path) -> float:
+    """Seconds for ansible-playbook to run a play whose one task does nothing: time no module can save."""
+    book = work / "start-up.yml"
+    book.write_text(textwrap.dedent("""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Nothing
+              ansible.builtin.meta: noop
+        """))
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
+               ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
+    command = [str(pathlib.Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", str(book)]
+    return min(timed(command, env) for _ in range(3))
+
+
 def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
     label = f"{count:,} ConfigMaps"
     ours, theirs = config_maps("ours", count), config_maps("kubectl", count)
@@ -220,6 +237,13 @@ def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
     print(f"from empty: the server alone used {empty['server_cpu']:.1f} CPU s for k8s_apply's requests: on {cores} "
           f"cores no client can finish in less than {floor:.1f} s = "
           f"{floor / side_by_side[(kubectl, 'from empty')]['seconds']:.2f}x kubectl's wall time")
+    # kubectl's requests are mostly the writes that any client must send: if the server's CPU for those alone
+    # exceeds what 0.5x kubectl's wall time gives on these cores, the target cannot be met on this machine.
+    theirs_empty = side_by_side[(kubectl, "from empty")]
+    budget = cores * 0.5 * theirs_empty["seconds"]
+    print(f"from empty: the server used {theirs_empty['server_cpu']:.1f} CPU s for kubectl's {theirs_empty['requests']} "
+          f"requests ({size} of them the writes every client sends); 0.5x kubectl's wall time on {cores} cores gives "
+          f"{budget:.1f} CPU s for server and client together")
     print(f"from empty: {side_by_side[(core, 'from empty')]['requests']} requests "
           f"(target <= 2 x {size} + 2 kinds + 3 = {2 * size + 5})")
     for tool in ("ansible-playbook, objects", "ansible-playbook, src"):
@@ -228,6 +252,9 @@ def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
         ratio = run["seconds"] / side_by_side[(kubectl, "no-op")]["seconds"]
         print(f"no-op through {tool}: {run['seconds']:.2f} s = {ratio:.2f}x kubectl; the module's process "
               f"{run['module_seconds']:.2f} s, {outside:.0%} of the wall time outside it (target <= 25 %)")
+    start_up = ansible_start_up(work)
+    print(f"ansible-playbook's own start-up (a play with one task that does nothing, fastest of 3): {start_up:.2f} s, "
+          f"{start_up / side_by_side[('ansible-playbook, src', 'no-op')]['seconds']:.0%} of the src no-op's wall time")
     print()
 
     rows = []
