@@ -206,7 +206,7 @@ def ansible_start_up(work: pathlib.Path) -> float:
     env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
                ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
     command = [str(pathlib.Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", str(book)]
-    return min(timed(command, env) for _ in range(3))
+    return min(timed(command, env) for _attempt in range(3))
 
 
 def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:

@@ -83,8 +83,11 @@ options:
     elements: raw
   src:
     description:
-      - Manifest files to apply as well, as C(kubectl apply -f) reads them, on the host that runs the module (use
-        an absolute path such as C({{ playbook_dir }}/manifests)).
+      - Manifest files to apply as well, as C(kubectl apply -f) reads them, on the host that runs the module.
+      - On a local connection (C(delegate_to=localhost), an execution environment) a relative path is looked up as
+        Ansible looks up files for M(ansible.builtin.copy), in the role's C(files/) directory, then the playbook's
+        C(files/) directory and the playbook's directory. On a remote host a path must be absolute. A relative path
+        not found there is an error, never a path relative to the module's working directory.
       - A file holds YAML documents (C(.yaml), C(.yml)) or JSON (C(.json)); a document is one object, a list of
         objects or a C(List) kind with C(items). A directory gives its C(.yaml), C(.yml) and C(.json) files in name
         order, not recursively, skipping names that start with a dot.
@@ -285,7 +288,7 @@ EXAMPLES = r"""
 - name: Apply a directory of manifests (what write_manifests or the render playbook wrote), pruning what left it
   virtinfra.hyperconverged.k8s_apply:
     src:
-      - "{{ playbook_dir }}/manifests"
+      - manifests   # found in the role's files/, or the playbook's files/ or directory
     apply_set: site-manifests
     prune: true
 """

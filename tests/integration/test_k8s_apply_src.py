@@ -117,3 +117,49 @@ def test_objects_or_src_is_required(tmp_path, control_plane):
         {"virtinfra.hyperconverged.k8s_apply": {"kubeconfig": str(control_plane.kubeconfig)}}]}]))
     failed = run_playbook(book)
     assert failed.returncode != 0 and "one of the following is required: objects, src" in failed.stdout
+
+
+def test_a_relative_src_is_found_where_ansible_finds_files_never_in_the_working_directory(tmp_path, control_plane):
+    namespace = "src-relative"
+    project, elsewhere = tmp_path / "project", tmp_path / "elsewhere"
+    role_files = project / "roles" / "shipped" / "files" / "role-manifests"
+    role_files.mkdir(parents=True)
+    (role_files / "all.yaml").write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-role", "namespace": namespace}}]}))
+    (project / "manifests").mkdir()
+    (project / "manifests" / "cm.yaml").write_text(json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "from-playbook-dir", "namespace": namespace}}))
+    # The directory ansible-playbook runs in has a "manifests" too: it must never be what a relative path means.
+    (elsewhere / "manifests").mkdir(parents=True)
+    (elsewhere / "manifests" / "cm.yaml").write_text(json.dumps(
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "decoy", "namespace": namespace}}))
+
+    def apply(src: str, apply_set: str) -> dict:
+        return {"name": f"Apply {src}", "virtinfra.hyperconverged.k8s_apply": {"src": [src], "apply_set": apply_set}}
+
+    # The credentials come from module_defaults, which reach the module through the action plugin.
+    defaults = {"group/virtinfra.hyperconverged.cluster": {"kubeconfig": str(control_plane.kubeconfig)}}
+
+    (project / "roles" / "shipped" / "tasks").mkdir()
+    (project / "roles" / "shipped" / "tasks" / "main.yml").write_text(json.dumps([apply("role-manifests", "role")]))
+    book = project / "play.yml"
+    book.write_text(json.dumps([{"hosts": "localhost", "connection": "local", "gather_facts": False,
+                                 "module_defaults": defaults, "roles": ["shipped"],
+                                 "tasks": [apply("manifests", "playbook-dir")]}]))
+
+    applied = run_playbook(book, cwd=elsewhere)
+    assert applied.returncode == 0, applied.stdout + applied.stderr
+    assert live_names(control_plane, namespace) == {"from-role", "from-playbook-dir"}
+
+    # Not found where Ansible looks: an error naming the path, and nothing written.
+    book.write_text(json.dumps([{"hosts": "localhost", "connection": "local", "gather_facts": False,
+                                 "module_defaults": defaults, "tasks": [apply("manifests-missing", "missing")]}]))
+    (elsewhere / "manifests-missing").mkdir()
+    (elsewhere / "manifests-missing" / "cm.yaml").write_text((elsewhere / "manifests" / "cm.yaml").read_text())
+    mark = control_plane.audit_offset()
+    failed = run_playbook(book, cwd=elsewhere)
+    assert failed.returncode != 0
+    assert "src[0] manifests-missing" in failed.stdout and "is a relative path that was not found" in failed.stdout
+    assert server_writes(control_plane, mark) == []
+    assert "decoy" not in live_names(control_plane, namespace)

@@ -20,6 +20,8 @@ except ImportError:  # the module reports the kubernetes library (which needs Py
     yaml = None  # type: ignore[assignment]
 
 SUFFIXES = (".yaml", ".yml", ".json")
+RELATIVE = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's files/, "
+            "then the playbook's files/ and directory; on a remote host give an absolute path")
 
 
 @dataclasses.dataclass
@@ -31,14 +33,18 @@ class Manifests:
 
 
 def load(paths: t.Sequence[str]) -> Manifests:
-    """Every object in ``paths``: files, or directories whose ``*.yaml``, ``*.yml`` and ``*.json`` files are read in
-    name order (not recursively; names starting with a dot are skipped). A document may be one object, a list of
+    """Every object in ``paths`` (absolute): files, or directories whose ``*.yaml``, ``*.yml`` and ``*.json`` files are
+    read in name order (not recursively; names starting with a dot are skipped). A document may be one object, a list of
     objects, or a ``List`` kind with ``items``; empty documents are skipped."""
     found = Manifests()
     for position, path in enumerate(paths):
         option = f"src[{position}]"
         if not isinstance(path, str) or not path.strip():
             found.errors.append(_error(option, "", "must be the path of a file or directory, got an empty value"))
+            continue
+        if not os.path.isabs(path):
+            # Relative to the module's working directory, which is not the playbook's: never guessed.
+            found.errors.append(_error(option, path, RELATIVE))
             continue
         if os.path.isdir(path):
             files = sorted(os.path.join(path, name) for name in os.listdir(path)

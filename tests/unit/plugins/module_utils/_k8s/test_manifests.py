@@ -100,3 +100,16 @@ def test_yaml_is_read_safely(tmp_path):
     path.write_text("apiVersion: !!python/object/apply:os.getcwd []\n")
     found = load([str(path)])
     assert found.objects == [] and "is not valid YAML" in found.errors[0]["message"]
+
+
+def test_a_relative_path_is_refused_even_where_the_working_directory_has_it(tmp_path, monkeypatch):
+    (tmp_path / "manifests").mkdir()
+    (tmp_path / "manifests" / "a.yaml").write_text(json.dumps(config_map("a")))
+    monkeypatch.chdir(tmp_path)
+
+    found = load(["manifests", str(tmp_path / "manifests")])
+
+    assert names(found) == ["a"]   # the absolute path only
+    message = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's "
+               "files/, then the playbook's files/ and directory; on a remote host give an absolute path")
+    assert [(e["object"], e["message"]) for e in found.errors] == [("src[0] manifests", message)]

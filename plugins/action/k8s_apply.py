@@ -1,0 +1,52 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Controller side of virtinfra.hyperconverged.k8s_apply (documentation in plugins/modules).
+
+On a local connection (``delegate_to: localhost``, an execution environment) a relative ``src`` path is looked up
+the way Ansible looks up files for ``copy`` or ``kubernetes.core.k8s``: the role's ``files/``, then the playbook's
+``files/`` and directory. Everything else, and every other connection, goes to the module unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import typing as t
+
+from ansible.errors import AnsibleError
+from ansible.module_utils.common.validation import check_type_list
+from ansible.plugins.action import ActionBase
+from ansible.utils.vars import merge_hash
+
+
+class ActionModule(ActionBase):
+    _supports_check_mode = True
+    _supports_async = True
+
+    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
+        result = super().run(tmp, task_vars)
+        del tmp
+        module_args = dict(self._task.args)
+        if module_args.get("src") is not None and self._connection.transport == "local":
+            module_args["src"] = self._found(module_args["src"])
+        wrap_async = self._task.async_val
+        result = merge_hash(result, self._execute_module(module_args=module_args, task_vars=task_vars,
+                                                         wrap_async=wrap_async))
+        if not wrap_async:
+            self._remove_tmp_path(self._connection._shell.tmpdir)
+        return result
+
+    def _found(self, src: t.Any) -> t.Any:
+        try:
+            paths = check_type_list(src)
+        except TypeError:
+            return src   # the module's argument check reports it
+        found = []
+        for path in paths:
+            if isinstance(path, str) and path.strip() and not os.path.isabs(os.path.expanduser(path)):
+                # Not found: left relative, for the module to report with every other problem.
+                with contextlib.suppress(AnsibleError):
+                    path = self._find_needle("files", path)
+            found.append(path)
+        return found
