@@ -20,6 +20,10 @@ except ImportError:  # the module reports the kubernetes library (which needs Py
     yaml = None  # type: ignore[assignment]
 
 SUFFIXES = (".yaml", ".yml", ".json")
+# kubectl apply -f reads a kustomization file as an object; -k builds it. Neither is what a user meant here.
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml")
+KUSTOMIZATION = ("is a kustomization, which k8s_apply does not build: pass the built objects as objects (for "
+                 "example from the kubernetes.core.kustomize lookup), or apply the kustomization with kubectl -k")
 RELATIVE = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's files/, "
             "then the playbook's files/ and directory; on a remote host give an absolute path")
 
@@ -42,6 +46,10 @@ def load(paths: t.Sequence[str]) -> Manifests:
         if not isinstance(path, str) or not path.strip():
             found.errors.append(_error(option, "", "must be the path of a file or directory, got an empty value"))
             continue
+        if "://" in path:
+            found.errors.append(_error(option, path, "is a URL: k8s_apply reads files only (fetch it first, for example "
+                                                     "with ansible.builtin.get_url)"))
+            continue
         if not os.path.isabs(path):
             # Relative to the module's working directory, which is not the playbook's: never guessed.
             found.errors.append(_error(option, path, RELATIVE))
@@ -62,6 +70,9 @@ def load(paths: t.Sequence[str]) -> Manifests:
 
 
 def _load_file(found: Manifests, option: str, path: str) -> None:
+    if os.path.basename(path) in KUSTOMIZATIONS:
+        found.errors.append(_error(option, path, KUSTOMIZATION))
+        return
     try:
         with open(path, encoding="utf-8") as stream:
             text = stream.read()

@@ -113,3 +113,17 @@ def test_a_relative_path_is_refused_even_where_the_working_directory_has_it(tmp_
     message = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's "
                "files/, then the playbook's files/ and directory; on a remote host give an absolute path")
     assert [(e["object"], e["message"]) for e in found.errors] == [("src[0] manifests", message)]
+
+
+def test_a_url_and_a_kustomization_are_named_for_what_they_are(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "base" / "kustomization.yaml").write_text("resources: [cm.yaml]\n")
+    (tmp_path / "base" / "cm.yaml").write_text(json.dumps(config_map("kept")))
+
+    found = load(["https://example.com/app.yaml", str(tmp_path / "base"), str(tmp_path / "base" / "kustomization.yaml")])
+
+    assert names(found) == ["kept"]
+    assert [(e["object"], e["message"].split(":")[0]) for e in found.errors] == [
+        ("src[0] https://example.com/app.yaml", "is a URL"),
+        (f"src[1] {tmp_path / 'base' / 'kustomization.yaml'}", "is a kustomization, which k8s_apply does not build"),
+        (f"src[2] {tmp_path / 'base' / 'kustomization.yaml'}", "is a kustomization, which k8s_apply does not build")]
