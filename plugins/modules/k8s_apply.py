@@ -91,8 +91,9 @@ options:
       - A file holds YAML documents (C(.yaml), C(.yml)) or JSON (C(.json)); a document is one object, a list of
         objects or a C(List) kind with C(items). A directory gives its C(.yaml), C(.yml) and C(.json) files in name
         order, not recursively, skipping names that start with a dot.
-      - A URL or a C(kustomization.yaml) is refused with that reason (fetch the file first; pass a built
-        kustomization as O(objects)).
+      - A URL, a C(kustomization.yaml) or a file encrypted with Ansible Vault is refused with that reason (fetch the
+        file first; pass a built kustomization, or a vaulted file through the P(ansible.builtin.file#lookup) lookup,
+        as O(objects)).
       - Every file is read and parsed before anything else; a missing file, a directory without manifests or a
         parse error is reported with its file (and line), next to every other problem, and nothing is written.
       - For large sets this is also much faster than O(objects) from a lookup, which Ansible templates and copies

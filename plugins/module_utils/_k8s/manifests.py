@@ -24,6 +24,9 @@ SUFFIXES = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml")
 KUSTOMIZATION = ("is a kustomization, which k8s_apply does not build: pass the built objects as objects (for "
                  "example from the kubernetes.core.kustomize lookup), or apply the kustomization with kubectl -k")
+VAULT_HEADER = "$ANSIBLE_VAULT;"
+VAULTED = ("is encrypted with Ansible Vault, which k8s_apply does not decrypt: pass it as objects through the file "
+           "lookup, which does (objects: \"{{ lookup('ansible.builtin.file', path) | from_yaml_all }}\")")
 RELATIVE = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's files/, "
             "then the playbook's files/ and directory; on a remote host give an absolute path")
 
@@ -78,6 +81,9 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
             text = stream.read()
     except (OSError, UnicodeDecodeError) as exc:
         found.errors.append(_error(option, path, f"cannot be read: {exc}"))
+        return
+    if text.startswith(VAULT_HEADER):
+        found.errors.append(_error(option, path, VAULTED))
         return
     try:
         documents = _documents(path, text)

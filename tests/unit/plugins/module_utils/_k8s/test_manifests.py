@@ -127,3 +127,15 @@ def test_a_url_and_a_kustomization_are_named_for_what_they_are(tmp_path):
         ("src[0] https://example.com/app.yaml", "is a URL"),
         (f"src[1] {tmp_path / 'base' / 'kustomization.yaml'}", "is a kustomization, which k8s_apply does not build"),
         (f"src[2] {tmp_path / 'base' / 'kustomization.yaml'}", "is a kustomization, which k8s_apply does not build")]
+
+
+def test_a_vaulted_file_is_named_as_such_and_its_text_is_not_shown(tmp_path):
+    vaulted = "$ANSIBLE_VAULT;1.1;AES256\n6231303539336433383036363539653164343661323033316634646336663365\n"
+    (tmp_path / "secret.yaml").write_text(vaulted)
+
+    found = load([str(tmp_path / "secret.yaml")])
+
+    assert found.objects == []
+    [error] = found.errors
+    assert error["message"].startswith("is encrypted with Ansible Vault, which k8s_apply does not decrypt")
+    assert "6231303539" not in error["message"]
