@@ -24,6 +24,8 @@ newest_python() {
 }
 PYTHON="${PYTHON:-$(newest_python)}"
 export PIP_CACHE_DIR="$VIRTINFRA_CACHE/pip" PIP_DISABLE_PIP_VERSION_CHECK=1
+# Go keeps the checksum database's state in $GOPATH/pkg/sumdb (by default ~/go) even with GOMODCACHE set elsewhere.
+export GOPATH="${GOPATH:-$VIRTINFRA_CACHE/go/path}"
 REQUIREMENTS="${VIRTINFRA_REQUIREMENTS:-$ROOT/tests/requirements.txt}"
 requirements_key="$( (cat "$REQUIREMENTS"; "$PYTHON" -c 'import sys; print(sys.version)') \
   | sha256sum | cut -c1-16)"

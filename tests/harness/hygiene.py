@@ -9,12 +9,14 @@
 Looked at: mounts, swaps, loop and device-mapper devices, network namespaces, podman containers, pods, volumes
 and networks, listening TCP ports, processes of ours (run from the checkout or the caches, or one of the
 servers the tests start), every file under /etc, ~/.ansible and /usr/share/ansible (the default
-collection paths and Ansible's per-user state) and ~/.kube (kubectl's configuration and caches).
+collection paths and Ansible's per-user state), ~/.kube (kubectl's configuration and caches), ~/antsibull.log and
+~/go (what antsibull-docs and Go write there by default).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import pathlib
@@ -27,7 +29,10 @@ import typing as t
 ROOT = pathlib.Path(__file__).resolve().parent.parent.parent
 SERVER_NAMES = frozenset({"etcd", "kube-apiserver", "kubectl", "qemu-system-x86_64", "conmon", "molecule",
                           "ansible-playbook", "debootstrap", "sshd"})
-WATCHED_TREES = ("/etc", str(pathlib.Path.home() / ".ansible"), str(pathlib.Path.home() / ".kube"), "/usr/share/ansible")
+# Also what tools write to the home directory by default: antsibull-docs' log file (scripts/lint sends its log to
+# stderr) and Go's GOPATH, where the checksum database's state goes (scripts/_env.sh puts GOPATH in the cache).
+WATCHED_TREES = ("/etc", str(pathlib.Path.home() / ".ansible"), str(pathlib.Path.home() / ".kube"), "/usr/share/ansible",
+                 str(pathlib.Path.home() / "antsibull.log"), str(pathlib.Path.home() / "go"))
 
 
 def _read(path: str) -> str:
@@ -143,16 +148,18 @@ def files() -> dict[str, str]:
     for top in WATCHED_TREES:
         if not os.path.lexists(top):
             continue
-        found[top] = "present"
+        found[top] = "present" if os.path.isdir(top) else _stat(top)
         for directory, dirs, names in os.walk(top):
             for name in dirs + names:
                 path = os.path.join(directory, name)
-                try:
-                    info = os.lstat(path)
-                except OSError:
-                    continue
-                found[path] = f"mode={info.st_mode:o} size={info.st_size} mtime={info.st_mtime_ns}"
+                with contextlib.suppress(OSError):
+                    found[path] = _stat(path)
     return found
+
+
+def _stat(path: str) -> str:
+    info = os.lstat(path)
+    return f"mode={info.st_mode:o} size={info.st_size} mtime={info.st_mtime_ns}"
 
 
 COLLECTORS: dict[str, t.Callable[[], t.Any]] = {

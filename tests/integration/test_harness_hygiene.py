@@ -118,3 +118,15 @@ def test_hygiene_check_names_a_leftover_port_and_file(tmp_path: pathlib.Path,
     (tmp_path / "etc" / "left.conf").unlink()
     after = hygiene.differences(before, hygiene.snapshot())
     assert not any(str(port) in p or "left.conf" in p for p in after), after
+
+
+def test_hygiene_check_names_a_file_left_in_a_watched_file_path(tmp_path: pathlib.Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    log = tmp_path / "antsibull.log"
+    monkeypatch.setattr(hygiene, "WATCHED_TREES", (str(log),))
+    before = hygiene.snapshot()
+    log.write_text("a tool's log\n")
+    assert f"files: added {log}" in hygiene.differences(before, hygiene.snapshot())
+    again = hygiene.snapshot()
+    log.write_text("a tool's log\nand more\n")
+    assert any(str(log) in p and "changed" in p for p in hygiene.differences(again, hygiene.snapshot()))
