@@ -120,8 +120,8 @@ def test_hygiene_check_names_a_leftover_port_and_file(tmp_path: pathlib.Path,
     assert not any(str(port) in p or "left.conf" in p for p in after), after
 
 
-def test_hygiene_check_names_a_file_left_in_a_watched_file_path(tmp_path: pathlib.Path,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+def test_hygiene_check_names_a_watched_file_that_appears_or_changes(tmp_path: pathlib.Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "antsibull.log"
     monkeypatch.setattr(hygiene, "WATCHED_TREES", (str(log),))
     before = hygiene.snapshot()
