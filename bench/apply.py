@@ -182,11 +182,9 @@ def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict]
         """))
     interpreter.chmod(0o755)
     module_times.unlink(missing_ok=True)
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="False", ANSIBLE_COLLECTIONS_PATH=f"{ROOT / '.cache' / 'collections'}")
     mark = plane.audit_offset()
     seconds = timed([str(pathlib.Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,",
-                     "-e", f"ansible_python_interpreter={interpreter}", str(book)], env)
+                     "-e", f"ansible_python_interpreter={interpreter}", str(book)], ansible_env())
     start, end = (float(value) for value in module_times.read_text().split())
     return {"seconds": seconds, "outcome": "ok", "requests": len(plane.audit_events(mark, "admin")),
             "peak_rss_mib": float("nan"), "module_seconds": end - start}
@@ -203,10 +201,8 @@ def ansible_start_up(work: pathlib.Path) -> float:
             - name: Nothing
               ansible.builtin.meta: noop
         """))
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="False")
     command = [str(pathlib.Path(sys.executable).parent / "ansible-playbook"), "-i", "localhost,", str(book)]
-    return min(timed(command, env) for _attempt in range(3))
+    return min(timed(command, ansible_env()) for _attempt in range(3))
 
 
 def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
@@ -290,6 +286,12 @@ def scale(plane: ControlPlane, work: pathlib.Path, count: int) -> None:
           f"{figures['seconds']:.1f} s ({figures['outcome']}); bound: request_timeout x (retries + 1) plus backoff")
 
 
+def ansible_env() -> dict[str, str]:
+    """The environment of every ansible-playbook the bench runs: the collection from .cache, quiet output."""
+    return dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
+                ANSIBLE_INVENTORY_UNPARSED_WARNING="False", ANSIBLE_COLLECTIONS_PATH=f"{ROOT / '.cache' / 'collections'}")
+
+
 def timed(command: list[str], env: dict[str, str]) -> float:
     start = time.perf_counter()
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
@@ -350,9 +352,7 @@ def main() -> int:
     if options.ansible_venv is None:
         parser.error("--ansible-venv is required without --scale")
     python = options.ansible_venv / "bin" / "python"
-    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
-               ANSIBLE_INVENTORY_UNPARSED_WARNING="False",
-               ANSIBLE_COLLECTIONS_PATH=f"{ROOT / '.cache' / 'collections'}")
+    env = ansible_env()
     with tempfile.TemporaryDirectory() as scratch:
         work = pathlib.Path(scratch)
         plane = ControlPlane(work / "control-plane", build()).start()
