@@ -129,6 +129,21 @@ options:
         Namespace or CRD holding a foreign object fails the task before anything is written.
     type: bool
     default: false
+  adopt:
+    description:
+      - "With O(apply_set): take an object that already exists and is not a member of the apply set (a person
+        created it, another tool, another apply set) into the set. It is then a member, and a later O(prune)
+        deletes it when it leaves O(objects); RV(objects[].action) says C(adopted) for it, and its fields that
+        other field managers set are taken over (server-side apply with force)."
+      - Without it such an object fails the task before anything is written, naming the object and the field
+        managers of its fields, so a name that collides with someone else's object never turns into data loss.
+        The site playbook passes C(site_adopt).
+      - An existing Namespace or CustomResourceDefinition that is not a member is never adopted, with or without
+        this option, it is used as it is. It gets our field values but not the membership label, so prune never
+        deletes it, and RV(objects[].membership) says C(shared).
+    type: bool
+    default: false
+    version_added: 0.1.0
   prune_kinds:
     description:
       - Extra kinds to search when pruning (a kind may have no desired object left). A kind the server does not
@@ -309,7 +324,12 @@ objects:
       description:
         - C(created), C(updated), C(unchanged), C(deleted), C(missing), or C(drifted) (O(state=observed)).
         - C(kept) with O(state=absent) and O(apply_set) for an object the set did not create.
+        - C(adopted) for an existing object that O(adopt) took into the apply set.
       type: str
+    membership:
+      description: C(shared) for an existing Namespace or CRD that is used but never made a member (see O(adopt)).
+      type: str
+      returned: when shared
     changes:
       description: Field-level changes, each C({path, op, before, after}) with op C(add), C(remove) or C(change).
       type: list
@@ -383,15 +403,26 @@ requests:
   description: HTTP requests this call made, C({total, writes, by_method}).
   returned: always
   type: dict
+deleted:
+  description:
+    - With O(state=absent), the objects deleted (in check mode, that would be deleted), in input order. On a
+      failure, exactly those the API server confirmed before it.
+  returned: with O(state=absent), and on failure
+  type: list
+  elements: dict
 errors:
-  description: Every problem found before anything was written, each C({object, index, path, message}).
+  description:
+    - Every problem found, each C({object, index, path, message}), in input order (problems of options and of the
+      cluster last), whatever order the parallel requests found them in.
   returned: failure
   type: list
   elements: dict
 written:
   description:
-    - On a failure after writing began, every object written before it (C({apiVersion, kind, namespace, name,
-      action}); C(changed) is then true. RV(pruned) likewise lists what was deleted.
+    - On a failure after writing began, every object the API server confirmed written before it (C({apiVersion,
+      kind, namespace, name, action}), the apply-set parent and the lock's Namespace included; C(changed) is then
+      true. RV(pruned) and RV(deleted) likewise list what was deleted. These come from a ledger that records each
+      write as the server confirms it, never from the plan.
   returned: failure
   type: list
   elements: dict
@@ -437,6 +468,7 @@ ARGUMENT_SPEC = dict(
     apply_set=dict(type="str"),
     apply_set_namespace=dict(type="str"),
     prune_namespaces=dict(type="bool", default=False),
+    adopt=dict(type="bool", default=False),
     field_manager=dict(type="str", default="virtinfra.hyperconverged"),
     namespace=dict(type="str"),
     wait=dict(type="bool", default=True),
@@ -482,7 +514,7 @@ def main() -> None:
         module.fail_json(msg=f"concurrency: must be at least 1, got {params['concurrency']}")
     options = Options(
         apply_set=params["apply_set"], apply_set_namespace=params["apply_set_namespace"], field_manager=params["field_manager"], state=params["state"],
-        drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"],
+        drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"], adopt=params["adopt"],
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
@@ -508,7 +540,7 @@ def main() -> None:
         partial = exc.partial or {}
         module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection),
                          changed=bool(partial.get("changed")), written=partial.get("written", []),
-                         pruned=partial.get("pruned", []))
+                         pruned=partial.get("pruned", []), deleted=partial.get("deleted", []))
     except (KubeError, WaitFailed) as exc:
         _warn(module, applier)
         module.fail_json(msg=str(exc), status=getattr(exc, "status", None), requests=_requests(connection))

@@ -158,6 +158,7 @@ def test_secret_values_never_reach_the_output(tmp_path, control_plane):
               virtinfra.hyperconverged.k8s_apply:
                 kubeconfig: {control_plane.kubeconfig}
                 apply_set: secrets
+                adopt: true
                 objects:
                   - apiVersion: v1
                     kind: Secret

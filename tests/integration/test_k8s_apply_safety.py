@@ -349,22 +349,40 @@ def test_every_problem_of_every_phase_is_reported_at_once_with_its_path(control_
         kubevirt,
         typo,
         config_map("no-such-namespace", "lost"),
-        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": namespace}},
     ]
     mark = control_plane.audit_offset()
     with pytest.raises(ApplyFailed) as failure:
         apply(control_plane, objects, apply_set="all-at-once", apply_set_namespace=namespace)
-    found = {(e["index"], e["path"]) for e in failure.value.errors}
-    assert found == {
+    found = [(e["index"], e["path"]) for e in failure.value.errors]
+    assert found == [                                                       # in input order
         (1, "kind"),                                                        # not served
         (2, "spec.configuration.developerConfiguration.memoryOvercommit"),  # CRD schema
         (3, "spec.replicaz"),                                               # the server's strict validation
         (4, "metadata.namespace"),                                          # no such namespace
-        (5, "metadata.name"),                                               # input
-    }, failure.value.errors
+    ], failure.value.errors
     assert "nothing was written" in str(failure.value)
     assert server_writes(control_plane, mark) == []
     assert not exists(control_plane, "configmap", "fine", namespace)
+
+
+def test_a_broken_input_object_stops_the_run_before_any_dry_run_with_every_local_problem(control_plane, namespace):
+    # One object without a name among many: no dry run is worth a request per object. What needs none (discovery,
+    # the CRD schemas) is still reported, every problem at once.
+    kubevirt = next(o for o in operand_set(namespace) if o["kind"] == "KubeVirt")
+    kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] = "lots"
+    objects = [config_map(namespace, f"fine-{i}") for i in range(50)] + [
+        {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g", "namespace": namespace}},
+        kubevirt,
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"namespace": namespace}},
+    ]
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, objects, apply_set="broken-input", apply_set_namespace=namespace)
+    assert [(e["index"], e["path"]) for e in failure.value.errors] == [
+        (50, "kind"), (51, "spec.configuration.developerConfiguration.memoryOvercommit"), (52, "metadata.name")]
+    events = control_plane.audit_events(mark, "admin")
+    assert not [e for e in events if "dryRun" in e["requestURI"]], [e["requestURI"] for e in events]
+    assert len(events) <= 3   # discovery and the CRD list
 
 
 # ---------------------------------------------------------------- no silent defer
@@ -395,12 +413,13 @@ def test_a_secret_from_client_side_apply_then_ours_never_shows_its_bytes_and_rer
     secret["stringData"]["password"] = SECRET_VALUE
     encoded = [base64.b64encode(v.encode()).decode() for v in (SECRET_VALUE, SECRET_VALUE + "-old")]
 
-    check = apply(control_plane, [secret], apply_set="secrets", check_mode=True)
-    real = apply(control_plane, [secret], apply_set="secrets")
+    # Created by a person: taken into the apply set on purpose (adopt).
+    check = apply(control_plane, [secret], apply_set="secrets", check_mode=True, adopt=True)
+    real = apply(control_plane, [secret], apply_set="secrets", adopt=True)
     for report in (check, real):
         text = json.dumps(report)
         assert SECRET_VALUE not in text and not any(e in text for e in encoded), text[:2000]
-        assert report["objects"][0]["action"] == "updated"
+        assert report["objects"][0]["action"] == "adopted"
     live = json.loads(control_plane.kubectl_run("get", "secret", "creds", "-n", namespace, "-o", "json").stdout)
     assert FINGERPRINT_ANNOTATION not in (live["metadata"].get("annotations") or {})
 

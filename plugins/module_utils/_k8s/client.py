@@ -270,14 +270,36 @@ def _summary_line(data: t.Any) -> str:
     return text[:160] + ("..." if len(text) > 160 else "")
 
 
+def webhook_failure(data: t.Any) -> str | None:
+    """The name of the admission webhook whose call failed (it timed out, refused the connection or answered
+    nonsense), from the API server's Status; None for any other answer. The API server waited the webhook's own
+    timeoutSeconds before answering, and would wait it again on every retry: these are not retried."""
+    message = str(data.get("message") or "") if isinstance(data, dict) else ""
+    match = _WEBHOOK_FAILED.search(message)
+    return match["name"] if match else None
+
+
+# kubernetes/kubernetes release-1.34, staging/src/k8s.io/apiserver/pkg/util/webhook/error.go, ErrCallingWebhook.Error
+_WEBHOOK_FAILED = re.compile(r'failed calling webhook "(?P<name>[^"]+)"')
+
+
 def _retriable(status: int, data: t.Any) -> bool:
-    """409/429/5xx are retried, except a server-side apply field conflict, which a retry cannot resolve."""
+    """409/429/5xx are retried, except a server-side apply field conflict and a failed webhook call, which a retry
+    cannot resolve (the second waits as long as the first)."""
     if status in PERMANENT_STATUS or status not in RETRIABLE_STATUS:
         return False
     if status == 409 and isinstance(data, dict):
         causes = (data.get("details") or {}).get("causes") or []
         return not any(c.get("type") == "FieldManagerConflict" for c in causes)
-    return True
+    message = str(data.get("message") or "") if isinstance(data, dict) else ""
+    # A 500 for an apply body that does not fit the schema is an answer about the object, not the server.
+    return webhook_failure(data) is None and not message.startswith(_TYPED_PATCH)
+
+
+# kubernetes/kubernetes release-1.34, staging/src/k8s.io/apimachinery/pkg/util/managedfields/internal/
+# structuredmerge.go, structuredMergeManager.Apply: the error server-side apply returns (as a 500) when the applied
+# object does not fit the type's schema.
+_TYPED_PATCH = "failed to create typed patch object"
 
 
 def _decode(raw: bytes) -> t.Any:

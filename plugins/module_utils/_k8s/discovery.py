@@ -9,6 +9,7 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import typing as t
 
 from .client import Connection, KubeError
@@ -66,6 +67,35 @@ class Discovery:
         if self._resources is None:
             self._resources = self._load()
         return next((r for r in self._resources.values() if r.group == group and r.kind == kind), None)
+
+    def served_versions(self, group: str, kind: str) -> list[str]:
+        """The versions of a group and kind the server serves, in discovery's order (the preferred first)."""
+        if self._resources is None:
+            self._resources = self._load()
+        return [r.version for r in self._resources.values() if r.group == group and r.kind == kind]
+
+    def group_kinds(self, group: str) -> list[str]:
+        """The kinds the server serves in a group (empty: no such group is served)."""
+        if self._resources is None:
+            self._resources = self._load()
+        return sorted({r.kind for r in self._resources.values() if r.group == group})
+
+    def not_served(self, api_version: str, kind: str) -> str:
+        """Why the server has no resource for (apiVersion, kind), in terms of what it does serve (version skew, a
+        typo in the kind, or a CRD that is not installed)."""
+        group, _version = split_api_version(api_version)
+        versions = self.served_versions(group, kind)
+        if versions:
+            return (f"the server does not serve {kind} in {api_version}; it serves {kind} in "
+                    + ", ".join(f"{group}/{v}" if group else v for v in versions))
+        kinds = self.group_kinds(group)
+        if kinds:
+            close = difflib.get_close_matches(kind, kinds, n=1)
+            hint = f" (did you mean {close[0]}?)" if close else ""
+            shown = ", ".join(kinds[:15]) + (f" and {len(kinds) - 15} more" if len(kinds) > 15 else "")
+            return f"the server serves no kind {kind} in group {group or 'core'}{hint}; that group has: {shown}"
+        return (f"the server has no resource for kind {kind} in {api_version}: no API group {group} is served "
+                "(is its CustomResourceDefinition installed, or the operator that brings it?)")
 
     def namespaced_listable(self) -> list[Resource]:
         """One resource per namespaced group and plural that can be listed (the first version found)."""

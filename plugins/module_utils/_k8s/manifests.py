@@ -10,6 +10,7 @@ document, so a typo in the last file stops the run before the first write. PRIVA
 from __future__ import annotations
 
 import dataclasses
+import errno
 import json
 import os
 import typing as t
@@ -58,18 +59,58 @@ def load(paths: t.Sequence[str]) -> Manifests:
             found.errors.append(_error(option, path, RELATIVE))
             continue
         if os.path.isdir(path):
-            files = sorted(os.path.join(path, name) for name in os.listdir(path)
-                           if not name.startswith(".") and name.endswith(SUFFIXES)
-                           and os.path.isfile(os.path.join(path, name)))
-            if not files:
-                found.errors.append(_error(option, path, f"the directory has no {', '.join(SUFFIXES)} files"))
-            for file in files:
-                _load_file(found, option, file)
+            _load_directory(found, option, path)
         elif os.path.exists(path):
             _load_file(found, option, path)
         else:
-            found.errors.append(_error(option, path, "no such file or directory on the host that runs the module"))
+            found.errors.append(_error(option, path, _unreadable(path) or "no such file or directory on the host "
+                                                                          "that runs the module"))
     return found
+
+
+def _load_directory(found: Manifests, option: str, path: str) -> None:
+    """Every manifest of the directory; an entry that looks like one but cannot be read (a dangling symbolic link,
+    a loop, no permission) is an error, never skipped: under prune, a file skipped would delete its objects."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError as exc:
+        found.errors.append(_error(option, path, f"the directory cannot be listed: {exc.strerror or exc}"))
+        return
+    files = []
+    broken = 0
+    for name in names:
+        if name.startswith(".") or not name.endswith(SUFFIXES):
+            continue
+        entry = os.path.join(path, name)
+        problem = _unreadable(entry)
+        if not problem and not os.path.isfile(entry) and not os.path.isdir(entry):
+            problem = "is not a regular file"   # a subdirectory is not read (not recursive), as kubectl apply -f
+        if problem:
+            broken += 1
+            found.errors.append(_error(option, entry, problem))
+        elif os.path.isfile(entry):
+            files.append(entry)
+    if not files and not broken:
+        found.errors.append(_error(option, path, f"the directory has no {', '.join(SUFFIXES)} files"))
+    for file in files:
+        _load_file(found, option, file)
+
+
+def _unreadable(path: str) -> str | None:
+    """Why ``path`` cannot be read, for an entry that exists at least as a name; None when it can be."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        if os.path.islink(path):
+            return f"is a symbolic link to {os.readlink(path)}, which does not exist"
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "is a symbolic link loop"
+        return f"cannot be read: {exc.strerror or exc}"
+    if not os.access(path, os.R_OK):
+        return "cannot be read: permission denied"
+    return None
 
 
 def _load_file(found: Manifests, option: str, path: str) -> None:
@@ -105,14 +146,67 @@ def _documents(path: str, text: str) -> list[t.Any]:
             raise ValueError(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)   # libyaml's safe loader where PyYAML has it: faster
+    # libyaml's safe loader where PyYAML has it (faster); aliases are measured before they are expanded.
+    loader = _BoundedLoader if "&" in text and "*" in text else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
+    except AliasBomb as exc:
+        raise ValueError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ValueError(f"is not valid YAML: {problem}{where}") from None
+
+
+# The most nodes a document may expand to through YAML aliases (anchors used again with *name). The largest object
+# an API server stores is 1.5 MiB of JSON (etcd's default request limit), far fewer nodes than this; a "billion
+# laughs" document expands to 10^9 from a few hundred bytes.
+MAX_EXPANDED_NODES = 1_000_000
+
+
+class AliasBomb(Exception):
+    pass
+
+
+def expanded_size(node: t.Any, limit: int = MAX_EXPANDED_NODES) -> int:
+    """The number of nodes ``node`` (a composed YAML node) has once every alias is expanded, counted without
+    expanding: each node's size is computed once. Raises AliasBomb past ``limit``, or for an alias inside itself."""
+    sizes: dict[int, int] = {}
+    active: set[int] = set()
+
+    def size(current: t.Any) -> int:
+        key = id(current)
+        if key in sizes:
+            return sizes[key]
+        if key in active:
+            raise AliasBomb("holds a YAML alias that contains itself (a recursive anchor), which no API object can")
+        active.add(key)
+        total = 1
+        if isinstance(current, yaml.SequenceNode):
+            total += sum(size(child) for child in current.value)
+        elif isinstance(current, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in current.value)
+        active.discard(key)
+        if total > limit:
+            raise AliasBomb(f"expands through YAML aliases to more than {limit:,} nodes, which is refused before "
+                            "expanding it (a document of this size is not a Kubernetes object)")
+        sizes[key] = total
+        return total
+
+    try:
+        return size(node)
+    except RecursionError:
+        raise AliasBomb("is nested too deeply to be a Kubernetes object") from None
+
+
+if yaml is not None:
+    class _BoundedLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        """The safe loader, which measures a document before constructing (expanding) it."""
+
+        def construct_document(self, node: t.Any) -> t.Any:
+            expanded_size(node)
+            return super().construct_document(node)
 
 
 def _items(document: t.Any) -> list[t.Any]:

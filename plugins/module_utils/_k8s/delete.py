@@ -1,0 +1,129 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""state=absent with prune's safeguards: find, dry-run every delete, check the lock's rights, take the lock, delete
+(deepest rank first), every confirmed delete in the ledger. A refusal at the dry run deletes nothing; a failure
+halfway reports exactly what was deleted. PRIVATE.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import typing as t
+
+from . import access, prune
+from .applyset import ApplySet
+from .client import KubeError
+from .context import Context
+from .fields import diff, strip
+from .lock import ApplySetLock
+from .model import CONTAINER_KINDS, Item, Problem, PruneCandidate, summary
+from .ownership import is_member
+from .report import report
+from .server_errors import problems_of
+
+
+class DeleteFailed(KubeError):
+    def __init__(self, what: str, problems: list[Problem]) -> None:
+        super().__init__(summary(what, problems))
+        self.what = what
+        self.problems = problems
+
+
+def _get(ctx: Context, item: Item) -> None:
+    if item.resource is None:
+        return
+    try:
+        item.live = ctx.request("GET", item.resource.path(item.namespace, item.name))
+    except KubeError as exc:
+        if exc.status != 404:
+            raise
+        item.live = None
+
+
+def _doomed(ctx: Context, items: list[Item], applyset: ApplySet | None) -> list[Item]:
+    """What exists and may go: with an apply set only its members, never a Namespace or CRD (all that lives in it
+    would go too); everything else is kept, with a warning."""
+    doomed = []
+    for item in items:
+        item.action = "unchanged"
+        if item.live is None or item.resource is None:
+            continue
+        if applyset is not None:
+            if not is_member(item.live, applyset, ctx.options.field_manager):
+                ctx.warn(f"{item.label} was not created by apply set {applyset.label}: kept")
+                item.action = "kept"
+                continue
+            if item.kind in CONTAINER_KINDS:
+                ctx.warn(f"{item.label} is kept: deleting it would delete everything in it")
+                item.action = "kept"
+                continue
+        doomed.append(item)
+    return doomed
+
+
+def _candidate(item: Item) -> PruneCandidate:
+    if item.resource is None or item.live is None:
+        raise ValueError(f"{item.label}: nothing to delete")   # a programming error
+    return PruneCandidate(item.resource, item.namespace, item.name, (item.live.get("metadata") or {}).get("uid"))
+
+
+def _dry_run(ctx: Context, item: Item) -> list[Problem]:
+    candidate = _candidate(item)
+    try:
+        prune.delete(ctx, candidate.resource, candidate.namespace, candidate.name, candidate.uid, dry_run=True)
+    except KubeError as exc:
+        if exc.status in (0, 429, 503):
+            raise
+        return problems_of(item, exc)
+    return []
+
+
+def run(ctx: Context, items: list[Item], applyset: ApplySet | None) -> dict[str, t.Any]:
+    """Delete what ``items`` name (read first); dependency order reversed."""
+    ctx.parallel(lambda item: _get(ctx, item), items)
+    doomed = _doomed(ctx, items, applyset)
+    found = [p for batch in ctx.parallel(lambda item: _dry_run(ctx, item), doomed) for p in batch]
+    if found:
+        raise DeleteFailed("the API server refused deleting objects in a dry run; nothing was deleted", found)
+    if ctx.options.check_mode or not doomed:
+        return _finish(ctx, items, doomed)
+    lock = None
+    if applyset is not None:
+        wanted = access.needed([], [], (applyset.name, applyset.namespace, False))
+        refused = access.check(ctx, wanted, {})
+        if refused:
+            raise DeleteFailed("this user may not take the apply set's lock; nothing was deleted", refused)
+        lock = ApplySetLock(ctx.connection, applyset.namespace, applyset.name, ctx.options.lock_timeout)
+    with lock if lock is not None else contextlib.nullcontext():
+        if lock is not None:
+            # Another run may have changed the set while this one waited: read again under the lock.
+            ctx.parallel(lambda item: _get(ctx, item), doomed)
+            doomed = _doomed(ctx, doomed, applyset)
+        for rank in sorted({item.rank for item in doomed}, reverse=True):
+            ctx.parallel(lambda item: _delete(ctx, item), [i for i in doomed if i.rank == rank])
+    if lock is not None:
+        for problem in (lock.release_problem,):
+            if problem:
+                ctx.warn(problem)
+    return _finish(ctx, items, doomed)
+
+
+def _delete(ctx: Context, item: Item) -> None:
+    candidate = _candidate(item)
+    if prune.delete(ctx, candidate.resource, candidate.namespace, candidate.name, candidate.uid, dry_run=False):
+        ctx.ledger.record(item.api_version, item.kind, item.namespace, item.name, "deleted", index=item.index)
+    item.action = "deleted"
+    item.changes = diff(strip(item.live), {})
+
+
+def _finish(ctx: Context, items: list[Item], doomed: list[Item]) -> dict[str, t.Any]:
+    if ctx.options.check_mode:
+        for item in doomed:
+            item.action = "deleted"
+            item.changes = diff(strip(item.live), {})
+    result = report(ctx, items, [])
+    result["deleted"] = ctx.ledger.deleted() if not ctx.options.check_mode else [
+        {"apiVersion": i.api_version, "kind": i.kind, "namespace": i.namespace, "name": i.name, "action": "deleted"}
+        for i in sorted(doomed, key=lambda i: i.index)]
+    return result

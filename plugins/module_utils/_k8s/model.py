@@ -1,0 +1,191 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The records the apply stages pass on: problems, prune candidates, ledger entries, and the closed sets of actions.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from .discovery import Resource
+from .waits import WaitSpec
+
+FIELD_MANAGER = "virtinfra.hyperconverged"
+
+# What happened (or would) to one input object.
+Action = t.Literal["created", "updated", "unchanged", "adopted", "deleted", "kept", "missing", "drifted"]
+# What a confirmed write did to the cluster (the ledger's record).
+WriteAction = t.Literal["created", "updated", "adopted", "deleted", "pruned"]
+WRITES: frozenset[str] = frozenset({"created", "updated", "adopted"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """One problem, named by what the user wrote: the object (``objects[3]``, ``src[0] /x.yaml, document 2``, or
+    ``v1 ConfigMap ns/name``), its input index (None for options and the cluster), a field path and the message."""
+
+    object: str
+    index: int | None
+    path: str
+    message: str
+
+    @property
+    def sort_key(self) -> tuple[int, int, str, str, str]:
+        # Input order first; problems of options, of the apply-set parent (index -1) and of the cluster after them.
+        of_input = self.index is not None and self.index >= 0
+        return (0 if of_input else 1, self.index if of_input and self.index is not None else 0, self.object,
+                self.path, self.message)
+
+    def as_dict(self) -> dict[str, t.Any]:
+        return {"object": self.object, "index": self.index, "path": self.path, "message": self.message}
+
+    @classmethod
+    def of(cls, value: Problem | t.Mapping[str, t.Any]) -> Problem:
+        if isinstance(value, Problem):
+            return value
+        return cls(str(value.get("object") or ""), value.get("index"), str(value.get("path") or ""),
+                   str(value.get("message") or ""))
+
+
+def ordered(problems: t.Iterable[Problem | t.Mapping[str, t.Any]]) -> list[Problem]:
+    """Problems in a stable order (input index, then path), whatever order the workers found them in."""
+    return sorted({Problem.of(p) for p in problems}, key=lambda p: p.sort_key)
+
+
+def summary(what: str, problems: t.Sequence[Problem]) -> str:
+    lines = [f"{what} ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"]
+    for problem in problems:
+        where = f"{problem.object}: {problem.path}" if problem.path else problem.object
+        lines.append(f"  {where}: {problem.message}")
+    return "\n".join(lines)
+
+
+@dataclasses.dataclass(frozen=True)
+class PruneCandidate:
+    """A member of the apply set that left the input, as listed (uid kept for the delete's precondition), and what
+    deleting it takes along (a Namespace's or CRD's contents, all of them members)."""
+
+    resource: Resource
+    namespace: str | None
+    name: str
+    uid: str | None
+    contents: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.resource.kind} {self.namespace}/{self.name}" if self.namespace else \
+            f"{self.resource.kind} {self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class LedgerEntry:
+    """One write the API server confirmed."""
+
+    api_version: str
+    kind: str
+    namespace: str | None
+    name: str
+    action: WriteAction
+    resource_version: str | None
+    index: int | None = None          # the input object's index; None for the parent, the lock's Namespace, prunes
+    contents: tuple[str, ...] = ()   # what a pruned Namespace or CRD took with it
+    parent: bool = False             # the apply-set parent
+
+    def as_dict(self) -> dict[str, t.Any]:
+        entry: dict[str, t.Any] = {"apiVersion": self.api_version, "kind": self.kind, "namespace": self.namespace,
+                                   "name": self.name, "action": self.action}
+        if self.contents:
+            entry["contents"] = list(self.contents)
+        return entry
+
+
+@dataclasses.dataclass(frozen=True)
+class Options:
+    apply_set: str | None = None  # no default: prune needs a set named on purpose
+    apply_set_namespace: str | None = None  # of the parent; else namespace, else "default"
+    field_manager: str = FIELD_MANAGER
+    state: t.Literal["present", "absent", "observed"] = "present"
+    drift: t.Literal["revert", "report"] = "revert"
+    prune: bool = False
+    prune_kinds: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+    prune_namespaces: bool = False  # Namespaces and CRDs hold other objects: pruned only on request, and empty
+    adopt: bool = False  # take existing objects that are not members into the apply set (ownership.py)
+    namespace: str | None = None
+    check_mode: bool = False
+    wait: bool = True
+    wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
+    wait_timeout: float = 120.0
+    workers: int = 8
+    lock_timeout: float = 120.0  # how long a run waits for another run's lock on the same apply set
+
+
+# Dependency order; anything not listed is a custom resource and goes last.
+KIND_RANK = {
+    "CustomResourceDefinition": 0, "Namespace": 1,
+    "PriorityClass": 2, "StorageClass": 2, "ServiceAccount": 2, "ClusterRole": 2, "Role": 2,
+    "SecurityContextConstraints": 2, "ClusterRoleBinding": 3, "RoleBinding": 3,
+    "ConfigMap": 4, "Secret": 4, "Service": 5, "NetworkAttachmentDefinition": 5,
+    "DaemonSet": 6, "Deployment": 6, "StatefulSet": 6, "Job": 6,
+    "OperatorGroup": 7, "Subscription": 8,
+}
+CUSTOM_RANK = 9
+# The apply-set parent is written right after the Namespaces (its own may be one of them), before any member.
+PARENT_RANK = KIND_RANK["Namespace"] + 0.5
+# Kinds whose deletion takes other objects with it.
+CONTAINER_KINDS = frozenset({"Namespace", "CustomResourceDefinition"})
+
+
+@dataclasses.dataclass
+class Item:
+    """One input object on its way through the stages. Mutable, the one exception to frozen records here: the
+    planning stages fill in what they learn (resource, live state, action), each field written by the stage its
+    comment names."""
+
+    index: int
+    desired: dict[str, t.Any]
+    api_version: str
+    kind: str
+    name: str
+    namespace: str | None = None
+    resource: Resource | None = None          # resolve
+    live: dict[str, t.Any] | None = None      # read (or the dry run, for an object that was not listed)
+    deferred: str = ""                        # resolve/read: waits for a Namespace or CRD of this run
+    action: Action = "unchanged"              # plan
+    changes: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)   # plan, then write
+    drift: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)     # plan
+    body: dict[str, t.Any] | None = None      # plan: what the write sends
+    result: dict[str, t.Any] | None = None    # plan (dry run), then write (the server's answer)
+    validated_by: str = ""
+    live_unknown: bool = False   # not listed and not read: the dry run tells whether it exists
+    shared: bool = False         # ownership: an existing Namespace or CRD used, never made a member
+    adopting: bool = False       # ownership: an existing non-member this run makes a member (adopt: true)
+    owner_checked: bool = False  # ownership: the rule was applied to the live object
+    rank_override: float | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.api_version, self.kind, self.namespace or "", self.name)
+
+    @property
+    def rank(self) -> float:
+        return self.rank_override if self.rank_override is not None else KIND_RANK.get(self.kind, CUSTOM_RANK)
+
+    @property
+    def is_parent(self) -> bool:
+        return self.rank_override == PARENT_RANK
+
+    @property
+    def label(self) -> str:
+        where = f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return f"{self.kind} {where}"
+
+    def error(self, path: str, message: str) -> Problem:
+        return Problem(f"{self.api_version} {self.label}", self.index, path, message)
+
+
+def where(namespace: str | None, name: str | None) -> str:
+    return f"{namespace}/{name}" if namespace else str(name)

@@ -1,0 +1,59 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The first stage: input objects into items, with every local problem named by what the user wrote. No request.
+
+PRIVATE.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .model import Item, Problem
+from .secrets import fold_string_data, is_secret
+
+SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
+
+
+def origin(origins: t.Sequence[str | None] | None, index: int) -> str:
+    """How the user names input object ``index``: its file and document for src, else objects[i]."""
+    return (origins[index] if origins and index < len(origins) else None) or f"objects[{index}]"
+
+
+def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = None
+          ) -> tuple[list[Item], list[Problem]]:
+    """Items in dependency order (then input order), and the problems of the objects that could not become one."""
+    items: list[Item] = []
+    problems: list[Problem] = []
+    seen: dict[tuple[str, str, str, str], int] = {}
+    for index, obj in enumerate(objects):
+        where = origin(origins, index)
+        if not isinstance(obj, dict):
+            problems.append(Problem(where, index, "", "must be a mapping"))
+            continue
+        missing = [field for field in ("apiVersion", "kind") if not isinstance(obj.get(field), str) or not obj.get(field)]
+        metadata = obj.get("metadata")
+        if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
+            missing.append("metadata.name")
+        if missing:
+            problems += [Problem(where, index, field, "required value") for field in missing]
+            continue
+        desired: dict[str, t.Any] = copy.deepcopy(obj)
+        desired.pop("status", None)
+        if is_secret(desired):
+            problem = fold_string_data(desired)
+            if problem:
+                problems.append(Problem(where, index, problem[0], problem[1]))
+                continue
+        for field in SERVER_FIELDS:
+            desired["metadata"].pop(field, None)
+        item = Item(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
+                    desired["metadata"].get("namespace"))
+        if item.key in seen:
+            problems.append(item.error("metadata.name", f"duplicate of {origin(origins, seen[item.key])}"))
+        seen[item.key] = index
+        items.append(item)
+    items.sort(key=lambda i: (i.rank, i.index))
+    return items, problems

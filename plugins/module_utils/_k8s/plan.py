@@ -1,0 +1,204 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""What each object needs: settled objects without a request, the rest by a server-side dry run; drift; who owns an
+existing object (ownership.py) before anything is planned to be written. PRIVATE.
+"""
+
+from __future__ import annotations
+
+import copy
+import typing as t
+
+from .applyset import ApplySet
+from .client import KubeError
+from .context import Context
+from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, ownership, owns, strip, without_foreign
+from .model import Item, Problem
+from .ownership import refusal, verdict
+from .read import get_live
+from .resolve import label
+from .server_errors import fatal, namespace_missing, problems_of
+
+
+class Planner:
+    """Kept across the two plans of a run that takes the lock: a dry run against the same live object (same
+    resourceVersion, or still absent) and the same body answers the same."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.applyset: ApplySet | None = None
+        self.input_namespaces: set[str] = set()
+        self._dry_runs: dict[tuple[t.Any, ...], tuple[int, dict[str, t.Any]]] = {}
+
+    def begin(self, applyset: ApplySet | None, input_namespaces: set[str]) -> None:
+        self.applyset, self.input_namespaces = applyset, input_namespaces
+
+    # ------------------------------------------------------------------ ownership
+    def own(self, item: Item) -> Problem | None:
+        """Apply the ownership rule once the live object is known."""
+        if item.owner_checked or item.live is None or item.is_parent:
+            return None
+        item.owner_checked = True
+        options = self.ctx.options
+        decided = verdict(item, self.applyset, options.field_manager, options.adopt)
+        if decided == "shared":
+            item.shared = True
+            label(item, self.applyset, member=False)
+        elif decided == "adopt":
+            item.adopting = True
+        elif decided == "refused" and self.applyset is not None:
+            return refusal(item, self.applyset)
+        return None
+
+    # ------------------------------------------------------------------ planning
+    def plan_all(self, items: list[Item]) -> list[Problem]:
+        """Objects already as desired are settled here, without a request; the rest are dry-run in parallel (on a
+        no-op run of thousands of objects, a thread pool would cost more than the comparisons themselves)."""
+        problems: list[Problem] = []
+        pending = []
+        for item in items:
+            problem = self.own(item)
+            if problem is not None:
+                problems.append(problem)
+            elif self.settled(item):
+                item.action = "unchanged"
+            else:
+                pending.append(item)
+        for found in self.ctx.parallel(self.plan, pending):
+            problems += found
+        return problems
+
+    def plan(self, item: Item) -> list[Problem]:
+        """Decide what an object that is not settled needs, by a server-side dry run."""
+        try:
+            predicted = self.dry_run(item, item.desired, force=True)
+            if not item.owner_checked and item.live is not None:
+                problem = self.own(item)
+                if problem is not None:
+                    return [problem]
+                if item.shared:
+                    predicted = self.dry_run(item, item.desired, force=True)
+        except KubeError as exc:
+            return self._refused(item, exc)
+        live = item.live
+        item.validated_by = "dry-run"
+        item.changes = diff(strip(live), strip(predicted))
+        item.body, item.result = item.desired, predicted
+        if not item.changes:
+            item.action = "unchanged"
+            return []
+        item.action = "created" if live is None else ("adopted" if item.adopting else "updated")
+        if live is None:
+            return []
+        if self.ctx.options.drift == "report" and not item.adopting:
+            return self._report_mode(item, live)
+        item.drift = self._drift(item, live)
+        return []
+
+    def _refused(self, item: Item, exc: KubeError) -> list[Problem]:
+        stop = fatal(item, exc)
+        if stop is not None:
+            raise stop
+        if exc.status in (0, 429, 503):
+            raise exc   # the server could not answer (retries spent): not a problem of this object
+        if namespace_missing(exc) and item.namespace:
+            if item.namespace in self.input_namespaces:
+                item.deferred = f"its namespace {item.namespace} is created by this run"
+                return []
+            if self.ctx.options.check_mode:
+                # An earlier task of the same play may create it, which check mode does not do: say so.
+                item.deferred = f"its namespace {item.namespace} does not exist yet"
+                self.ctx.warn(f"{item.label}: namespace {item.namespace} does not exist; a real run fails unless "
+                              "an earlier task creates it")
+                return []
+            return [item.error("metadata.namespace", f"namespace {item.namespace} does not exist and is not among "
+                                                     "the objects of this call")]
+        return problems_of(item, exc)
+
+    def _report_mode(self, item: Item, live: dict[str, t.Any]) -> list[Problem]:
+        """drift=report: nothing another field manager set is changed."""
+        field_manager = self.ctx.options.field_manager
+        if input_unchanged(item, live):
+            # Same input as our last apply: every difference is someone else's edit (a change, or a removal that
+            # leaves the field to nobody). Report it all, write nothing.
+            owners = ownership(live)
+            owners.pop(field_manager, None)
+            item.drift = [{**c, "managers": sorted(n for n, paths in owners.items() if owns(paths, c["_path"]))}
+                          for c in item.changes]
+            item.body, item.result, item.changes, item.action = None, live, [], "unchanged"
+            return []
+        # Only what no other manager set: their fields stay out of our configuration, at any depth.
+        body, kept = without_foreign(item.desired, live, field_manager)
+        item.drift = kept
+        if body != item.desired:
+            item.body = body
+            try:
+                predicted = self.dry_run(item, body, force=False)
+            except KubeError as exc:
+                return self._refused(item, exc)
+            item.result = predicted
+            item.changes = diff(strip(live), strip(predicted))
+            item.action = "updated" if item.changes else "unchanged"
+        return []
+
+    def settled(self, item: Item) -> bool:
+        """Every desired value is live, and every field we own is still desired: nothing to send."""
+        if item.live is None or not item.desired:
+            return False
+        ours = ownership(item.live).get(self.ctx.options.field_manager, set())
+        wanted = dict_paths(item.desired)
+        return contained(item.desired, item.live) and all(path in wanted for path in ours)
+
+    def _drift(self, item: Item, live: dict[str, t.Any]) -> list[dict[str, t.Any]]:
+        """Changes that undo someone else's edit: the input is unchanged since our last apply, or another manager
+        owns the field now."""
+        unchanged_input = input_unchanged(item, live)
+        owners = ownership(live)
+        ours = owners.pop(self.ctx.options.field_manager, set())
+        drift = []
+        for change in item.changes:
+            path = change["_path"]
+            others = sorted(name for name, paths in owners.items() if owns(paths, path))
+            if unchanged_input or (others and not owns(ours, path)):
+                drift.append({**change, "managers": others})
+        return drift
+
+    # ------------------------------------------------------------------ the server's answers
+    def dry_run(self, item: Item, body: dict[str, t.Any], *, force: bool) -> dict[str, t.Any]:
+        """The server's answer to applying ``body``; an object whose live state was unknown is read only when the
+        answer says it exists (200, not 201). Answers are reused for the same body against the same live state."""
+        live = item.live
+        version = (live.get("metadata") or {}).get("resourceVersion") if live else None
+        key = (item.key, force, body is item.desired, item.shared, version)
+        cached = self._dry_runs.get(key)
+        if cached is None:
+            status, answer = apply_patch(self.ctx, item, body, force=force, dry_run=True)
+            predicted = t.cast(dict[str, t.Any], answer)
+            self._dry_runs[key] = (status, predicted)
+        else:
+            status, predicted = cached[0], copy.deepcopy(cached[1])
+        if item.live_unknown:
+            item.live_unknown = False
+            if status != 201:
+                get_live(self.ctx, item)
+                if item.live is not None:
+                    return self.dry_run(item, body, force=force)   # against what it now is
+        return predicted
+
+
+def input_unchanged(item: Item, live: dict[str, t.Any]) -> bool:
+    wanted = (item.desired["metadata"].get("annotations") or {}).get(FINGERPRINT_ANNOTATION)
+    annotations = (live.get("metadata") or {}).get("annotations") or {}
+    return wanted is not None and annotations.get(FINGERPRINT_ANNOTATION) == wanted
+
+
+def apply_patch(ctx: Context, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool
+                ) -> tuple[int, t.Any]:
+    """Server-side apply of ``body``: the HTTP status (201 when it creates the object) and the object."""
+    if item.resource is None:
+        raise ValueError(f"{item.label}: no resource resolved")   # a programming error
+    query = {"fieldManager": ctx.options.field_manager, "fieldValidation": "Strict",
+             "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
+    return ctx.connection.exchange("PATCH", item.resource.path(item.namespace, item.name), query=query,
+                                   body=body, content_type="application/apply-patch+yaml")
