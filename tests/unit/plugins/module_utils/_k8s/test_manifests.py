@@ -139,3 +139,54 @@ def test_a_vaulted_file_is_named_as_such_and_its_text_is_not_shown(tmp_path):
     [error] = found.errors
     assert error["message"].startswith("is encrypted with Ansible Vault, which k8s_apply does not decrypt")
     assert "6231303539" not in error["message"]
+
+
+def test_unreadable_entries_are_errors_never_skipped(tmp_path):
+    (tmp_path / "a.yaml").write_text(json.dumps(config_map("a")))
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "gone.yaml")
+    (tmp_path / "c.yaml").symlink_to(tmp_path / "c.yaml")
+    (tmp_path / "notes.txt").symlink_to(tmp_path / "gone.txt")   # not a manifest name: not read, as kubectl
+    found = load([str(tmp_path), str(tmp_path / "b.yaml")])
+    assert names(found) == ["a"]
+    assert [(e["object"], e["message"]) for e in found.errors] == [
+        (f"src[0] {tmp_path / 'b.yaml'}", f"is a symbolic link to {tmp_path / 'gone.yaml'}, which does not exist"),
+        (f"src[0] {tmp_path / 'c.yaml'}", "is a symbolic link loop"),
+        (f"src[1] {tmp_path / 'b.yaml'}", f"is a symbolic link to {tmp_path / 'gone.yaml'}, which does not exist")]
+
+
+def test_a_directory_of_only_broken_entries_is_not_called_empty(tmp_path):
+    (tmp_path / "b.yaml").symlink_to(tmp_path / "gone.yaml")
+    assert [e["message"] for e in load([str(tmp_path)]).errors] == [
+        f"is a symbolic link to {tmp_path / 'gone.yaml'}, which does not exist"]
+
+
+def test_aliases_are_measured_before_they_are_expanded(tmp_path):
+    levels = ['l0: &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    levels += [f"l{n}: &l{n} [" + ", ".join([f"*l{n - 1}"] * 10) + "]" for n in range(1, 9)]
+    (tmp_path / "bomb.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n" + "\n".join(levels))
+    (tmp_path / "loop.yaml").write_text("a: &a [*a]\n")
+    (tmp_path / "fine.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: &m {name: f}\n"
+                                        "data: {copy: x}\nx-copy: *m\n")
+    found = load([str(tmp_path)])
+    assert names(found) == ["f"] and found.objects[0]["x-copy"] == {"name": "f"}
+    messages = {e["object"].rsplit("/", 1)[-1]: e["message"] for e in found.errors}
+    assert "more than 1,000,000 nodes" in messages["bomb.yaml"]
+    assert "contains itself" in messages["loop.yaml"]
+
+
+def test_expanded_size_counts_shared_nodes_as_often_as_they_are_used():
+    import yaml
+
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import (
+        AliasBomb,
+        expanded_size,
+    )
+    node = yaml.compose("a: &x [1, 2]\nb: *x\nc: *x\n")
+    # mapping 1 + 3 keys + 3 x (sequence 1 + 2 scalars)
+    assert expanded_size(node) == 1 + 3 + 3 * 3
+    try:
+        expanded_size(node, limit=10)
+    except AliasBomb as exc:
+        assert "more than 10 nodes" in str(exc)
+    else:
+        raise AssertionError("a document over the limit was accepted")

@@ -1,0 +1,40 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Problems in input order, named by what the user wrote."""
+
+from __future__ import annotations
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import (
+    Item,
+    Problem,
+    ordered,
+    summary,
+)
+
+
+def test_problems_sort_by_input_then_path_then_the_rest_by_what_they_name():
+    found = [Problem("access", None, "", "cannot delete"), Problem("objects[2]", 2, "spec.b", "x"),
+             Problem("v1 ConfigMap ns/set", -1, "", "parent"), Problem("objects[2]", 2, "spec.a", "y"),
+             Problem("objects[0]", 0, "kind", "z"), Problem.of({"object": "options", "index": None,
+                                                                "path": "apply_set", "message": "m"})]
+    assert [(p.index, p.path) for p in ordered(found)] == [
+        (0, "kind"), (2, "spec.a"), (2, "spec.b"), (None, ""), (None, "apply_set"), (-1, "")]
+
+
+def test_duplicates_are_reported_once():
+    one = Problem("objects[0]", 0, "", "same")
+    assert ordered([one, Problem.of(one.as_dict())]) == [one]
+
+
+def test_summary_names_each_problem_by_object_and_path():
+    text = summary("invalid input", [Problem("objects[0]", 0, "kind", "required value"),
+                                     Problem("options", None, "", "bad")])
+    assert text == "invalid input (2 problems):\n  objects[0]: kind: required value\n  options: bad"
+
+
+def test_an_item_names_its_problems_by_api_version_kind_and_place():
+    item = Item(3, {}, "apps/v1", "Deployment", "web", "ns")
+    assert item.error("spec.replicas", "m") == Problem("apps/v1 Deployment ns/web", 3, "spec.replicas", "m")
+    assert Item(0, {}, "v1", "Namespace", "ns").label == "Namespace ns"
+    assert Item(0, {}, "x/v1", "Widget", "w").rank > Item(0, {}, "v1", "Namespace", "n").rank
