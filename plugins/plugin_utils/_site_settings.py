@@ -110,6 +110,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_hco_namespace", "str", "kubevirt-hyperconverged", "Namespace of the HyperConverged and its "
             "operands.", check=_dns_label),
     Setting("site_preset", "str", "", "Preset applied to the HyperConverged (empty: none).", choices=("", "kkp")),
+    Setting("site_adopt", "bool", False, "Take objects that already exist under the names the site writes (a "
+            "KubeVirt installed by hand, objects another tool made) into the site's apply sets: they are then "
+            "updated, and pruned when they leave the configuration. False: such an object stops the run before "
+            "anything is written, named with who manages it."),
     Setting("site_strict", "bool", True, "Refuse a field of the HyperConverged that the release's CRD does not "
             "define (a typo); false drops it with a warning, as the API server would."),
     Setting("site_hyperconverged_spec", "dict", {}, "HyperConverged spec the flat settings merge into; a flat "

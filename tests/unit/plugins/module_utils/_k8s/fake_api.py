@@ -1,0 +1,101 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A stand-in for the connection, for stage tests without a server: objects kept by path, server-side apply answered
+as a merge of the body over the live object (201 when it creates), scripted refusals, and every request counted.
+What the real server does beyond that (defaults, admission) is tested against it in tests/integration."""
+
+from __future__ import annotations
+
+import collections
+import copy
+import typing as t
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
+
+
+def merged(live: t.Any, body: t.Any) -> t.Any:
+    if isinstance(live, dict) and isinstance(body, dict):
+        out = dict(live)
+        for key, value in body.items():
+            out[key] = merged(live.get(key), value)
+        return out
+    return copy.deepcopy(body)
+
+
+class FakeAPI:
+    def __init__(self, objects: dict[str, dict[str, t.Any]] | None = None) -> None:
+        self.objects = objects or {}
+        self.calls: list[tuple[str, str, bool]] = []   # (method, path, dry run)
+        self.refuse: dict[tuple[str, str], KubeError] = {}
+        self.requests: collections.Counter[str] = collections.Counter()
+        self.writes = 0
+
+    @property
+    def request_count(self) -> int:
+        return sum(self.requests.values())
+
+    @property
+    def write_count(self) -> int:
+        return self.writes
+
+    def request(self, method: str, path: str, **options: t.Any) -> t.Any:
+        return self.exchange(method, path, **options)[1]
+
+    def exchange(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None, body: t.Any = None,
+                 **_options: t.Any) -> tuple[int, t.Any]:
+        dry_run = bool(query and query.get("dryRun"))
+        self.calls.append((method, path, dry_run))
+        self.requests[method] += 1
+        refusal = self.refuse.get((method, path))
+        if refusal is not None:
+            raise refusal
+        live = self.objects.get(path)
+        if method == "GET" and live is None and _collection(path):
+            return 200, {"items": [copy.deepcopy(o) for key, o in sorted(self.objects.items())
+                                   if _in(key, path) and _selected(o, (query or {}).get("labelSelector"))]}
+        if method == "GET":
+            if live is None:
+                raise KubeError("not found", 404, {"kind": "Status", "code": 404})
+            return 200, copy.deepcopy(live)
+        if method == "PATCH":
+            answer = merged(live or {}, body)
+            answer.setdefault("metadata", {})["resourceVersion"] = str(len(self.calls))
+            if not dry_run:
+                self.objects[path] = answer
+                self.writes += 1
+            return (200 if live is not None else 201), copy.deepcopy(answer)
+        if method == "DELETE":
+            if live is None:
+                raise KubeError("not found", 404, {"kind": "Status", "code": 404})
+            if not dry_run:
+                del self.objects[path]
+                self.writes += 1
+            return 200, {}
+        raise AssertionError(f"unexpected {method} {path}")
+
+    def sent(self, method: str, *, dry_run: bool | None = None) -> list[str]:
+        return [p for m, p, d in self.calls if m == method and (dry_run is None or d == dry_run)]
+
+
+def _collection(path: str) -> bool:
+    """/api/v1/namespaces/ns/configmaps, /apis/g/v1/widgets: an even number of segments after the version."""
+    parts = path.strip("/").split("/")
+    rest = parts[2:] if parts[0] == "api" else parts[3:]
+    return len(rest) % 2 == 1
+
+
+def _in(key: str, collection: str) -> bool:
+    """An object path in a collection: directly, or across namespaces for a collection without one."""
+    if key.rsplit("/", 1)[0] == collection:
+        return True
+    plural = collection.rsplit("/", 1)[-1]
+    root = collection.rsplit("/", 1)[0]
+    parts = key.split("/")
+    return "/namespaces/" not in collection and key.startswith(root + "/namespaces/") and len(parts) >= 2 \
+        and parts[-2] == plural
+
+
+def _selected(obj: t.Mapping[str, t.Any], selector: str | None) -> bool:
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    return all(labels.get(k) == v for k, _, v in (term.partition("=") for term in (selector or "").split(",") if term))

@@ -1,0 +1,188 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The plan stage: settled objects cost nothing, the dry run decides the rest, an existing object's owner is
+decided before anything is planned to be written; and, property-based, what report mode applies never changes a
+field another manager owns."""
+
+from __future__ import annotations
+
+import typing as t
+
+from fake_api import FakeAPI
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Resource
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import without_foreign
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan import Planner
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import label
+
+OURS = "virtinfra.hyperconverged"
+CONFIG_MAPS = Resource("", "v1", "ConfigMap", "configmaps", True)
+NAMESPACES = Resource("", "v1", "Namespace", "namespaces", False)
+SET = ApplySet("site", "ns")
+PATH = "/api/v1/namespaces/ns/configmaps/cm"
+
+
+def planner(api: FakeAPI, applyset: ApplySet | None = SET, **options: t.Any) -> Planner:
+    found = Planner(Context(api, Options(**options), None))  # type: ignore[arg-type]
+    found.begin(applyset, set())
+    return found
+
+
+def config_map(data: dict[str, str], live: dict[str, t.Any] | None = None, unknown: bool = False,
+               applyset: ApplySet | None = SET) -> Item:
+    item = Item(0, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "ns"},
+                    "data": data}, "v1", "ConfigMap", "cm", "ns", resource=CONFIG_MAPS, live=live, live_unknown=unknown)
+    label(item, applyset)
+    return item
+
+
+def applied_by_us(obj: dict[str, t.Any], **fields: t.Any) -> dict[str, t.Any]:
+    obj = {**obj, "metadata": {**obj["metadata"], "managedFields": [
+        {"manager": OURS, "operation": "Apply", "fieldsV1": {
+            "f:metadata": {"f:labels": {f"f:{k}": {} for k in obj["metadata"].get("labels", {})}},
+            **fields}}]}}
+    return obj
+
+
+def test_a_settled_object_costs_no_request():
+    desired = config_map({"k": "v"})
+    live = applied_by_us(desired.desired, **{"f:data": {"f:k": {}}})
+    api = FakeAPI()
+    item = config_map({"k": "v"}, live=live)
+    assert planner(api).plan_all([item]) == [] and item.action == "unchanged"
+    assert api.calls == []
+
+
+def test_a_new_object_is_planned_by_one_dry_run_and_never_read():
+    api = FakeAPI()
+    item = config_map({"k": "v"}, unknown=True)
+    assert planner(api).plan_all([item]) == []
+    assert item.action == "created" and api.sent("PATCH", dry_run=True) == [PATCH_PATH] and api.sent("GET") == []
+
+
+PATCH_PATH = PATH
+
+
+def test_a_persons_object_found_by_the_dry_run_is_refused_before_anything_is_planned():
+    persons = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+        "name": "cm", "namespace": "ns", "managedFields": [{"manager": "kubectl-create", "operation": "Update"}]},
+        "data": {"k": "mine"}}
+    api = FakeAPI({PATH: persons})
+    item = config_map({"k": "v"}, unknown=True)
+    [problem] = planner(api).plan_all([item])
+    assert "kubectl-create (Update)" in problem.message and item.action == "unchanged" and item.body is None
+    assert api.sent("GET") == [PATH] and api.writes == 0
+
+    adopted = config_map({"k": "v"}, unknown=True)
+    assert planner(FakeAPI({PATH: persons}), adopt=True).plan_all([adopted]) == []
+    assert adopted.action == "adopted" and adopted.adopting
+
+
+def test_an_existing_namespace_is_shared_applied_without_the_membership_label():
+    namespace = Item(0, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}, "v1", "Namespace", "ns",
+                     resource=NAMESPACES, live={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
+    label(namespace, SET)
+    api = FakeAPI({"/api/v1/namespaces/ns": namespace.live})
+    assert planner(api).plan_all([namespace]) == []
+    assert namespace.shared and PART_OF_LABEL not in namespace.desired["metadata"]["labels"]
+    assert namespace.action == "updated"                     # our labels, not the set's
+    assert PART_OF_LABEL not in (namespace.body or {})["metadata"]["labels"]
+
+
+def test_report_mode_with_an_unchanged_input_writes_nothing_and_reports_the_edit():
+    desired = config_map({"k": "v"})
+    live = applied_by_us(desired.desired, **{"f:data": {}})
+    live["data"] = {"k": "edited"}
+    live["metadata"]["managedFields"].append({"manager": "someone", "operation": "Update",
+                                              "fieldsV1": {"f:data": {"f:k": {}}}})
+    item = config_map({"k": "v"}, live=live)
+    api = FakeAPI({PATH: live})
+    assert planner(api, drift="report").plan_all([item]) == []
+    assert item.action == "unchanged" and item.body is None
+    assert [(d["path"], d["managers"]) for d in item.drift] == [("data.k", ["someone"])]
+    assert api.writes == 0
+
+
+# ---------------------------------------------------------------- properties of report mode's body
+
+KEYS = st.sampled_from(["a", "b", "c", "d"])
+LEAF = st.one_of(st.integers(0, 3), st.sampled_from(["x", "y"]))
+TREE = st.recursive(LEAF, lambda inner: st.dictionaries(KEYS, inner, min_size=1, max_size=3), max_leaves=12)
+
+
+def leaves(value: t.Any, path: tuple[str, ...] = ()) -> dict[tuple[str, ...], t.Any]:
+    if isinstance(value, dict):
+        found: dict[tuple[str, ...], t.Any] = {}
+        for key, child in value.items():
+            found.update(leaves(child, (*path, key)))
+        return found
+    return {path: value}
+
+
+def owned(fields: dict[str, t.Any], path: tuple[str, ...] = ()) -> set[tuple[str, ...]]:
+    """The leaf paths of a fieldsV1 tree (``{"f:spec": {"f:a": {}}}`` -> ``{("spec", "a")}``)."""
+    if not fields:
+        return {path} if path else set()
+    return {found for member, below in fields.items() for found in owned(below, (*path, member[2:]))}
+
+
+def fieldset(paths: t.Iterable[tuple[str, ...]]) -> dict[str, t.Any]:
+    tree: dict[str, t.Any] = {}
+    for path in paths:
+        node = tree
+        for member in path:
+            node = node.setdefault(f"f:{member}", {})
+    return tree
+
+
+@st.composite
+def cases(draw: st.DrawFn) -> tuple[dict[str, t.Any], dict[str, t.Any]]:
+    desired = {"spec": draw(st.dictionaries(KEYS, TREE, min_size=1, max_size=3))}
+    live_spec = draw(st.dictionaries(KEYS, TREE, min_size=1, max_size=3))
+    live: dict[str, t.Any] = {"metadata": {"name": "x"}, "spec": live_spec}
+    owners: dict[str, list[tuple[str, ...]]] = {}
+    for path in leaves(live):
+        if path[0] == "spec":
+            owners.setdefault(draw(st.sampled_from([OURS, "hco-operator", "kubectl-edit"])), []).append(path)
+    live["metadata"]["managedFields"] = [{"manager": name, "operation": "Apply" if name == OURS else "Update",
+                                          "fieldsV1": fieldset(paths)} for name, paths in owners.items()]
+    return desired, live
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_report_body_never_changes_a_field_another_manager_owns(case):
+    desired, live = case
+    body, _kept = without_foreign(desired, live, OURS)
+    live_leaves = leaves(live["spec"], ("spec",))
+    body_leaves = leaves(body.get("spec", {}), ("spec",))
+    foreign = {path for e in live["metadata"]["managedFields"] if e["manager"] != OURS
+               for path in owned(e["fieldsV1"])}
+    assert foreign or not live["metadata"]["managedFields"] or all(
+        e["manager"] == OURS for e in live["metadata"]["managedFields"])
+    for path in foreign:
+        for body_path, value in body_leaves.items():
+            if body_path == path:
+                assert value == live_leaves[path], (path, body, live)   # kept only with the value it has
+            # a foreign leaf is never replaced by a subtree of ours either
+            assert body_path[:len(path)] != path or body_path == path, (path, body, live)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases())
+def test_report_body_is_idempotent_and_keeps_every_field_of_ours(case):
+    desired, live = case
+    body, _kept = without_foreign(desired, live, OURS)
+    again, _kept = without_foreign(body, live, OURS)
+    assert again == body
+    ours = {path for e in live["metadata"]["managedFields"] if e["manager"] == OURS for path in owned(e["fieldsV1"])}
+    desired_leaves = leaves(desired["spec"], ("spec",))
+    for path in ours:
+        if path in desired_leaves:
+            assert leaves(body.get("spec", {}), ("spec",)).get(path) == desired_leaves[path]

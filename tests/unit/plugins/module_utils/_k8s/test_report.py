@@ -1,0 +1,41 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The result: in a real run what was written comes from the ledger, in check mode from the plan."""
+
+from __future__ import annotations
+
+from fake_api import FakeAPI
+from stage_helpers import context, item
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import report
+
+
+def test_a_real_run_is_changed_only_by_what_the_ledger_holds():
+    planned = item("a")
+    planned.action = "created"
+    ctx = context(FakeAPI())
+    assert report(ctx, [planned], [])["changed"] is False      # planned but never confirmed
+    ctx.ledger.record("v1", "ConfigMap", "ns", "a", "created", index=0)
+    ctx.ledger.record("v1", "ConfigMap", "ns", "old", "pruned")
+    result = report(ctx, [planned], [{"name": "ignored"}])
+    assert result["changed"] is True and [p["name"] for p in result["pruned"]] == ["old"]
+
+
+def test_check_mode_reports_the_plan():
+    planned = item("a")
+    planned.action = "adopted"
+    result = report(context(FakeAPI(), check_mode=True), [planned], [])
+    assert result["changed"] is True and result["counts"] == {"adopted": 1}
+
+
+def test_a_secret_is_redacted_and_a_shared_object_says_so():
+    secret = item("s")
+    secret.kind, secret.action, secret.shared = "Secret", "updated", True
+    secret.changes = [{"path": "data.k", "_path": ("data", "k"), "op": "change", "before": "a", "after": "b"}]
+    secret.live, secret.result = {"data": {"k": "a"}}, {"data": {"k": "b"}}
+    result = report(context(FakeAPI()), [secret], [])
+    entry = result["objects"][0]
+    assert entry["membership"] == "shared"
+    assert entry["changes"] == [{"path": "data.k", "op": "change", "before": "<redacted>", "after": "<redacted>"}]
+    assert result["diff"][0]["after"]["data"] == {"k": "<redacted>"}
