@@ -21,7 +21,8 @@ NEW_VALUE = "hunter2-new-secret-value"
 
 
 def test_a_secret_applied_in_an_awx_style_job_never_reaches_its_events(tmp_path, control_plane):
-    # The Secret first exists as a person made it: client-side apply, with its last-applied annotation.
+    # The Secret first exists as a person made it: client-side apply, with its last-applied annotation; the job
+    # takes it over on purpose (adopt).
     manifest = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "job-creds", "namespace": "default"},
                 "stringData": {"password": OLD_VALUE}}
     control_plane.kubectl_run("apply", "-f", "-", input=json.dumps(manifest))
@@ -36,6 +37,7 @@ def test_a_secret_applied_in_an_awx_style_job_never_reaches_its_events(tmp_path,
             - name: Apply a secret with the credential from the environment
               virtinfra.hyperconverged.k8s_apply:
                 apply_set: job-secrets
+                adopt: true
                 objects:
                   - apiVersion: v1
                     kind: Secret

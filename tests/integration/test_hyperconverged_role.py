@@ -93,9 +93,12 @@ def test_hco_mode_writes_only_the_hyperconverged_and_reports_operand_drift(tmp_p
     control_plane.kubectl_run("label", "deployment", "-n", namespace, "hyperconverged-cluster-operator",
                               "name=hyperconverged-cluster-operator")
     try:
-        # What HCO built earlier, with one value someone changed by hand.
+        # What HCO built earlier, with one value someone changed by hand. The cluster-scoped operands (CDI,
+        # NetworkAddonsConfig, PriorityClass) belong to the apply set of an earlier test's installation on this
+        # server: this one takes them over on purpose.
         rendered = run_playbook(role_playbook(tmp_path, control_plane, namespace,
-                                              extra="hyperconverged_mode: standalone"), "--check")
+                                              extra="hyperconverged_mode: standalone\n"
+                                                    "            hyperconverged_adopt: true"), "--check")
         assert rendered.returncode == 0, rendered.stdout
         kubevirt = {"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt",
                     "metadata": {"name": "kubevirt-kubevirt-hyperconverged", "namespace": namespace},
@@ -183,9 +186,11 @@ def test_secret_values_never_reach_the_output(tmp_path, control_plane):
 def test_kkp_preset_in_standalone_mode(tmp_path, control_plane):
     namespace = "role-kkp"
     control_plane.kubectl_run("create", "namespace", namespace)
+    # The cluster-scoped operands belong to an earlier test's installation on this server: taken over on purpose.
     playbook = role_playbook(tmp_path, control_plane, namespace,
                              extra="hyperconverged_mode: standalone\n            hyperconverged_preset: kkp\n"
-                                   "            hyperconverged_preset_local_storage: true")
+                                   "            hyperconverged_preset_local_storage: true\n"
+                                   "            hyperconverged_adopt: true")
     run = run_playbook(playbook, "--diff")
     assert run.returncode == 0, run.stdout + run.stderr
     result = result_of(run.stdout)
