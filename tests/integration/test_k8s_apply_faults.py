@@ -9,6 +9,7 @@ version the server does not serve is named with what it serves."""
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import os
 import subprocess
@@ -29,7 +30,9 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.mani
 
 @pytest.fixture
 def namespace(control_plane, request) -> str:
-    name = "f-" + request.node.name.replace("_", "-")[5:45].strip("-").lower()
+    # Parametrized tests share a prefix: a short hash of the whole test id keeps their namespaces apart.
+    digest = hashlib.sha256(request.node.name.encode()).hexdigest()[:6]
+    name = "f-" + request.node.name.replace("_", "-")[5:40].strip("-").lower() + "-" + digest
     control_plane.kubectl_run("create", "namespace", name)
     return name
 
@@ -246,7 +249,8 @@ def test_a_secret_echoed_by_a_webhook_is_masked_in_every_encoding(tmp_path, cont
 
 # ---------------------------------------------------------------- exact results on every failure
 
-def test_a_quota_hit_mid_write_reports_exactly_what_the_server_holds(control_plane, namespace):
+@pytest.mark.parametrize("parent_here", [True, False], ids=["parent-in-the-quota", "parent-in-default"])
+def test_a_quota_hit_mid_write_reports_exactly_what_the_server_holds(control_plane, namespace, parent_here):
     quota = {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "five", "namespace": namespace},
              "spec": {"hard": {"count/configmaps": "5"}}}
     control_plane.kubectl_run("create", "-f", "-", input=json.dumps(quota))
@@ -256,12 +260,18 @@ def test_a_quota_hit_mid_write_reports_exactly_what_the_server_holds(control_pla
     control_plane.kubectl_run("patch", "resourcequota", "five", "-n", namespace, "--subresource=status",
                               "--type=merge", "-p", json.dumps(status))
     objects = [config_map(namespace, f"q-{i}") for i in range(10)]
+    parent_namespace = namespace if parent_here else "default"
+    parent = f"quota-{namespace}"[:63]
     with pytest.raises(ApplyFailed) as failure:
-        apply(control_plane, objects, apply_set="quota", apply_set_namespace=namespace, prune=True, workers=1)
-    written = {(w["kind"], w["name"]) for w in failure.value.partial["written"]}
-    held = {("ConfigMap", n) for n in names(control_plane, "configmaps", namespace)}
-    assert written == held and len(held) == 5, (written, held)
-    assert ("ConfigMap", "quota") in written          # the apply-set parent counts against the quota too
+        apply(control_plane, objects, apply_set=parent, apply_set_namespace=parent_namespace, prune=True,
+              workers=1 if parent_here else 8)
+    written = {(w["namespace"], w["name"]) for w in failure.value.partial["written"]}
+    held = {(namespace, n) for n in names(control_plane, "configmaps", namespace)}
+    if not parent_here and parent in names(control_plane, "configmaps", "default"):
+        held.add(("default", parent))
+    assert written == held, (written, held)
+    assert (parent_namespace, parent) in written   # the parent is written first (and counts against a quota)
+    assert len([n for n in held if n[0] == namespace]) == 5
     assert "exceeded quota: five" in str(failure.value)
 
 
