@@ -40,3 +40,24 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert summary(again.stdout) == "apply mode (standalone): 0 prerequisite and 0 KubeVirt object(s) changed"
     assert server_writes(control_plane, mark) == []
+
+
+def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_takes_it_over(empty_control_plane):
+    # The example inventory's hostpath StorageClass, made by a person before the site ever ran.
+    plane = empty_control_plane
+    plane.kubectl_run("create", "-f", "-", input='{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", '
+                      '"metadata": {"name": "hostpath-csi"}, "provisioner": "kubevirt.io.hostpath-provisioner", '
+                      '"reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer", '
+                      '"parameters": {"storagePool": "local"}}')
+    mark = plane.audit_offset()
+    refused = site(plane)
+    assert refused.returncode != 0
+    assert "StorageClass hostpath-csi: already exists and is not a member" in refused.stdout, refused.stdout
+    assert "site_adopt: true" in refused.stdout
+    assert server_writes(plane, mark) == []
+
+    # AWX passes survey answers as strings.
+    adopted = site(plane, "-e", '{"site_adopt": "true"}')
+    assert adopted.returncode == 0, adopted.stdout + adopted.stderr
+    labels = plane.kubectl_run("get", "storageclass", "hostpath-csi", "-o", "jsonpath={.metadata.labels}").stdout
+    assert "applyset.kubernetes.io/part-of" in labels

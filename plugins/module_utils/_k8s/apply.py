@@ -100,16 +100,18 @@ class Applier:
             return first   # observed, absent
         if applyset is None or options.check_mode or not first.writes:
             return self._execute(first, applyset, None)
-        if first.home is not None:
+        home = first.home
+        del first   # the plan under the lock replaces it: thousands of items and answers need not live twice
+        if home is not None:
             # The lock lives in the parent's namespace, which this run creates: that Namespace is the first write
             # (validated and dry-run already; creating it prunes nothing), then the lock.
-            self._guarded(lambda: write_one(ctx, t.cast(Item, first.home)))
+            self._guarded(lambda: write_one(ctx, home))
         with ApplySetLock(ctx.connection, applyset.namespace, applyset.name, options.lock_timeout) as lock:
             try:
                 again = self._plan(objects, origins, applyset, locked=True)
             except WebhookUnavailable as exc:
                 self._webhook_failed(exc)
-            result = self._execute(t.cast(Plan, again), applyset, lock, first.home)
+            result = self._execute(t.cast(Plan, again), applyset, lock, home)
         if lock.waited_for:
             result["warnings"].append(f"waited {lock.waited:.0f} s for the lock of apply set {applyset.label}, "
                                       f"held by {lock.waited_for}")
