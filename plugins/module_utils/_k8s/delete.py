@@ -19,6 +19,7 @@ from .fields import diff, strip
 from .lock import ApplySetLock
 from .model import CONTAINER_KINDS, Item, Problem, PruneCandidate, summary
 from .ownership import is_member
+from .read import get_live
 from .report import report
 from .server_errors import problems_of
 
@@ -28,17 +29,6 @@ class DeleteFailed(KubeError):
         super().__init__(summary(what, problems))
         self.what = what
         self.problems = problems
-
-
-def _get(ctx: Context, item: Item) -> None:
-    if item.resource is None:
-        return
-    try:
-        item.live = ctx.request("GET", item.resource.path(item.namespace, item.name))
-    except KubeError as exc:
-        if exc.status != 404:
-            raise
-        item.live = None
 
 
 def _doomed(ctx: Context, items: list[Item], applyset: ApplySet | None) -> list[Item]:
@@ -81,7 +71,7 @@ def _dry_run(ctx: Context, item: Item) -> list[Problem]:
 
 def run(ctx: Context, items: list[Item], applyset: ApplySet | None) -> dict[str, t.Any]:
     """Delete what ``items`` name (read first); dependency order reversed."""
-    ctx.parallel(lambda item: _get(ctx, item), items)
+    ctx.parallel(lambda item: get_live(ctx, item), [i for i in items if i.resource is not None])
     doomed = _doomed(ctx, items, applyset)
     found = [p for batch in ctx.parallel(lambda item: _dry_run(ctx, item), doomed) for p in batch]
     if found:
@@ -98,7 +88,7 @@ def run(ctx: Context, items: list[Item], applyset: ApplySet | None) -> dict[str,
     with lock if lock is not None else contextlib.nullcontext():
         if lock is not None:
             # Another run may have changed the set while this one waited: read again under the lock.
-            ctx.parallel(lambda item: _get(ctx, item), doomed)
+            ctx.parallel(lambda item: get_live(ctx, item), doomed)
             doomed = _doomed(ctx, doomed, applyset)
         for rank in sorted({item.rank for item in doomed}, reverse=True):
             ctx.parallel(lambda item: _delete(ctx, item), [i for i in doomed if i.rank == rank])
