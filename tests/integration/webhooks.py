@@ -129,8 +129,9 @@ def validating_webhook(plane: t.Any, name: str, port: int, namespace: str, *, re
     }
     if ca_bundle:
         webhook["clientConfig"]["caBundle"] = ca_bundle
+    configuration_name = f"{name}-{namespace}"
     configuration = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
-                     "metadata": {"name": f"{name}-{namespace}"}, "webhooks": [webhook]}
+                     "metadata": {"name": configuration_name}, "webhooks": [webhook]}
 
     @contextlib.contextmanager
     def installed() -> t.Iterator[None]:
@@ -138,7 +139,6 @@ def validating_webhook(plane: t.Any, name: str, port: int, namespace: str, *, re
         try:
             yield
         finally:
-            plane.kubectl_run("delete", "validatingwebhookconfiguration", configuration["metadata"]["name"],
-                              "--ignore-not-found")
+            plane.kubectl_run("delete", "validatingwebhookconfiguration", configuration_name, "--ignore-not-found")
 
     return installed()

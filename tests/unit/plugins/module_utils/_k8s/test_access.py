@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import CONFIG_MAPS, context, item
+from k8s_fakes import CONFIG_MAPS, FakeAPI, context, item
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import access
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import PARENT_RANK, PruneCandidate

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import threading
 
-from fake_api import FakeAPI
-from stage_helpers import context
+from k8s_fakes import FakeAPI, context
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.secrets import Masker
 

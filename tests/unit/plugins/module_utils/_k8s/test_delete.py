@@ -6,8 +6,7 @@
 from __future__ import annotations
 
 import pytest
-from fake_api import FakeAPI
-from stage_helpers import SET, context, item, member, path
+from k8s_fakes import SET, FakeAPI, context, item, member, path
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import delete
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
@@ -48,7 +47,7 @@ def test_a_failure_halfway_leaves_exactly_the_confirmed_deletes_in_the_ledger():
             raise KubeError("etcdserver: request timed out", 0)
         return original(method, target, **options)
 
-    api.exchange = failing  # type: ignore[method-assign]
+    api.exchange = failing  # type: ignore[method-assign,assignment]
     with pytest.raises(KubeError):
         delete.run(ctx, [item("a", 0), item("b", 1), item("c", 2)], None)
     assert [d["name"] for d in ctx.ledger.deleted()] == ["a", "b"]

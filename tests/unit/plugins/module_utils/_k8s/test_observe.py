@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import context, item
+from k8s_fakes import FakeAPI, context, item
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import observe
 

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
@@ -25,7 +27,7 @@ def live(labels: dict | None = None, *entries: dict) -> dict:
 
 
 def entry(manager: str, operation: str = "Apply", labels: tuple[str, ...] = (), subresource: str = "") -> dict:
-    fields = {"f:metadata": {"f:labels": {f"f:{label}": {} for label in labels}}} if labels else {"f:data": {}}
+    fields: dict[str, t.Any] = {"f:metadata": {"f:labels": {f"f:{label}": {} for label in labels}}} if labels else {"f:data": {}}
     return {"manager": manager, "operation": operation, "fieldsV1": fields,
             **({"subresource": subresource} if subresource else {})}
 

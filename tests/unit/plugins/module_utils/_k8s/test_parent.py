@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import SET, context, item
+from k8s_fakes import SET, FakeAPI, context, item
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import Record
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.parent import parent_item, record_of, shrink

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import typing as t
 
-from fake_api import FakeAPI
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from k8s_fakes import FakeAPI
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
@@ -88,7 +88,7 @@ def test_an_existing_namespace_is_shared_applied_without_the_membership_label():
     namespace = Item(0, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}, "v1", "Namespace", "ns",
                      resource=NAMESPACES, live={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
     label(namespace, SET)
-    api = FakeAPI({"/api/v1/namespaces/ns": namespace.live})
+    api = FakeAPI({"/api/v1/namespaces/ns": dict(namespace.live or {})})
     assert planner(api).plan_all([namespace]) == []
     assert namespace.shared and PART_OF_LABEL not in namespace.desired["metadata"]["labels"]
     assert namespace.action == "updated"                     # our labels, not the set's

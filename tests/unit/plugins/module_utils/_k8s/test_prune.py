@@ -6,8 +6,7 @@ copy, never a Namespace with someone else's objects in it."""
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import CONFIG_MAPS, NAMESPACES, SET, context, item, member, path
+from k8s_fakes import CONFIG_MAPS, NAMESPACES, SET, FakeAPI, context, item, member, path
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import prune
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import Record

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import NAMESPACES, SET, context, item, member, path
+from k8s_fakes import NAMESPACES, SET, FakeAPI, context, item, member, path
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import read_live

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import SET, context
+from k8s_fakes import SET, FakeAPI, context
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import FINGERPRINT_ANNOTATION

@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.secrets import (
     REDACTED,
@@ -54,7 +55,7 @@ def test_string_data_folds_into_data_as_the_server_stores_it():
 
 
 def test_a_secret_is_redacted_in_changes_and_objects_but_other_kinds_are_not():
-    changes = [{"path": "data.k", "op": "change", "before": "a", "after": "b"},
+    changes: list[dict[str, t.Any]] = [{"path": "data.k", "op": "change", "before": "a", "after": "b"},
                {"path": "metadata.labels.x", "op": "add", "before": None, "after": "y"}]
     assert redact_changes(changes, True)[0] == {"path": "data.k", "op": "change", "before": REDACTED,
                                                 "after": REDACTED}

@@ -5,8 +5,7 @@
 
 from __future__ import annotations
 
-from fake_api import FakeAPI
-from stage_helpers import context
+from k8s_fakes import FakeAPI, context
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.validate import may_be_custom, validate

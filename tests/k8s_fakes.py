@@ -1,9 +1,10 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A stand-in for the connection, for stage tests without a server: objects kept by path, server-side apply answered
-as a merge of the body over the live object (201 when it creates), scripted refusals, and every request counted.
-What the real server does beyond that (defaults, admission) is tested against it in tests/integration."""
+"""For the apply stages' unit tests (tests/unit/plugins/module_utils/_k8s): a stand-in for the connection, with
+objects kept by path, server-side apply answered as a merge of the body over the live object (201 when it creates),
+scripted refusals, and every request counted; and builders of contexts, resources and apply-set members. What the
+real server does beyond that (defaults, admission) is tested against it in tests/integration."""
 
 from __future__ import annotations
 
@@ -11,7 +12,12 @@ import collections
 import copy
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Resource
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import MANAGED_BY_LABEL
 
 
 def merged(live: t.Any, body: t.Any) -> t.Any:
@@ -99,3 +105,49 @@ def _in(key: str, collection: str) -> bool:
 def _selected(obj: t.Mapping[str, t.Any], selector: str | None) -> bool:
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return all(labels.get(k) == v for k, _, v in (term.partition("=") for term in (selector or "").split(",") if term))
+
+OURS = "virtinfra.hyperconverged"
+SET = ApplySet("site", "ns")
+CONFIG_MAPS = Resource("", "v1", "ConfigMap", "configmaps", True, ("get", "list", "delete"))
+NAMESPACES = Resource("", "v1", "Namespace", "namespaces", False, ("get", "list", "delete"))
+
+
+class Resources:
+    """Discovery's interface over a fixed list."""
+
+    def __init__(self, *resources: Resource) -> None:
+        self.resources = resources or (CONFIG_MAPS, NAMESPACES)
+
+    def find(self, api_version: str, kind: str) -> Resource | None:
+        return next((r for r in self.resources if (r.api_version, r.kind) == (api_version, kind)), None)
+
+    def find_group_kind(self, group: str, kind: str) -> Resource | None:
+        return next((r for r in self.resources if (r.group, r.kind) == (group, kind)), None)
+
+    def namespaced_listable(self) -> list[Resource]:
+        return [r for r in self.resources if r.namespaced]
+
+    def not_served(self, api_version: str, kind: str) -> str:
+        return f"not served: {kind} in {api_version}"
+
+
+def context(api: FakeAPI, **options: t.Any) -> Context:
+    return Context(api, Options(**options), Resources())  # type: ignore[arg-type]
+
+
+def member(name: str, namespace: str = "ns", uid: str = "", applyset: ApplySet = SET) -> dict[str, t.Any]:
+    """A ConfigMap this apply set created: both labels, the part-of label applied by our field manager."""
+    return {"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": namespace, "uid": uid or f"uid-{name}",
+                         "labels": {MANAGED_BY_LABEL: OURS, PART_OF_LABEL: applyset.id},
+                         "managedFields": [{"manager": OURS, "operation": "Apply", "fieldsV1": {
+                             "f:metadata": {"f:labels": {f"f:{PART_OF_LABEL}": {}}}}}]}}
+
+
+def path(name: str, namespace: str = "ns") -> str:
+    return f"/api/v1/namespaces/{namespace}/configmaps/{name}"
+
+
+def item(name: str, index: int = 0, live: dict[str, t.Any] | None = None) -> Item:
+    return Item(index, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}},
+                "v1", "ConfigMap", name, "ns", resource=CONFIG_MAPS, live=live)
