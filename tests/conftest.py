@@ -23,6 +23,8 @@ if not link.exists():
 # pytest (scripts/_env.sh sets the same; a plain `pytest` run does not).
 os.environ.setdefault("ANSIBLE_HOME", str(ROOT / ".cache" / "ansible-home"))
 os.environ.setdefault("ANSIBLE_LOCAL_TEMP", str(ROOT / ".cache" / "ansible-home" / "tmp"))
+# Hypothesis keeps what it learns (constants of the code under test) in .hypothesis where pytest runs: the cache.
+os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(ROOT / ".cache" / "hypothesis"))
 for path in (str(LINK_BASE), str(TESTS)):
     if path not in sys.path:
         sys.path.insert(0, path)

@@ -151,3 +151,50 @@ def path(name: str, namespace: str = "ns") -> str:
 def item(name: str, index: int = 0, live: dict[str, t.Any] | None = None) -> Item:
     return Item(index, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}},
                 "v1", "ConfigMap", name, "ns", resource=CONFIG_MAPS, live=live)
+
+
+class Replay:
+    """Answers recorded from the real test API server by tests/record_k8s_answers.py, served again in the order
+    they were recorded for each (method, path, dry run, force); a request that was not recorded fails the test, and
+    ``unused`` lists what the code no longer asked for."""
+
+    def __init__(self, recording: t.Sequence[t.Mapping[str, t.Any]]) -> None:
+        self.queues: dict[tuple[str, str, bool, str], list[t.Mapping[str, t.Any]]] = {}
+        for entry in recording:
+            self.queues.setdefault(_key(entry["method"], entry["path"], entry.get("query") or {}), []).append(entry)
+        self.requests: collections.Counter[str] = collections.Counter()
+        self.writes = 0
+
+    @property
+    def request_count(self) -> int:
+        return sum(self.requests.values())
+
+    @property
+    def write_count(self) -> int:
+        return self.writes
+
+    @property
+    def unused(self) -> list[tuple[str, str, bool, str]]:
+        return [key for key, queue in self.queues.items() for _entry in queue]
+
+    def request(self, method: str, path: str, **options: t.Any) -> t.Any:
+        return self.exchange(method, path, **options)[1]
+
+    def exchange(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None,
+                 **_options: t.Any) -> tuple[int, t.Any]:
+        key = _key(method, path, query or {})
+        queue = self.queues.get(key)
+        if not queue:
+            raise AssertionError(f"not recorded: {key}")
+        entry = queue.pop(0)
+        self.requests[method] += 1
+        if "error" in entry:
+            error = entry["error"]
+            raise KubeError(error["message"], error["status"], error["body"])
+        if method in ("POST", "PUT", "PATCH", "DELETE") and not key[2] and "selfsubjectaccessreviews" not in path:
+            self.writes += 1
+        return entry["status"], copy.deepcopy(entry["answer"])
+
+
+def _key(method: str, path: str, query: t.Mapping[str, t.Any]) -> tuple[str, str, bool, str]:
+    return (method, path, bool(query.get("dryRun")), str(query.get("force") or ""))

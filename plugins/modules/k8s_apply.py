@@ -141,6 +141,10 @@ options:
       - An existing Namespace or CustomResourceDefinition that is not a member is never adopted, with or without
         this option, it is used as it is. It gets our field values but not the membership label, so prune never
         deletes it, and RV(objects[].membership) says C(shared).
+      - Without O(apply_set), an existing object that this field manager has never applied is planned without
+        force (as C(kubectl apply --server-side) without C(--force-conflicts)). A field that another field manager
+        set to another value is a conflict, reported with its path before anything is written. With this option,
+        such fields are taken over.
     type: bool
     default: false
     version_added: 0.1.0

@@ -110,12 +110,21 @@ class ControlPlane:
             subprocess.run(["openssl", "rsa", "-in", str(self.workdir / "sa.key"), "-pubout", "-out",
                             str(self.workdir / "sa.pub")], check=True, stderr=subprocess.DEVNULL)
         (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY, encoding="utf-8")
-        try:
-            self.start_etcd()
-            self.start_apiserver()
-        except BaseException:
-            self.stop()
-            raise
+        for attempt in range(3):
+            try:
+                self.start_etcd()
+                self.start_apiserver()
+                break
+            except PortTaken:
+                # A free port found by binding it and letting go can be taken by another process (a parallel
+                # worker, a test's own listener) before the server binds it: new ports, and again.
+                self.stop()
+                if attempt == 2:
+                    raise
+                self.port, self.etcd_port = _free_port(), _free_port()
+            except BaseException:
+                self.stop()
+                raise
         self._write_kubeconfig()
         self.save()
         return self
@@ -142,7 +151,8 @@ class ControlPlane:
             "--unsafe-no-fsync", "--log-level", "warn",
         ], "etcd.log")
         self.save()
-        _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log")
+        _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log",
+              lambda: self.owns(self.etcd_pid, "etcd"))
 
     def start_apiserver(self) -> None:
         self.apiserver_pid = self._spawn([
@@ -165,7 +175,8 @@ class ControlPlane:
             "--v=0",
         ], "kube-apiserver.log")
         self.save()
-        _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log")
+        _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log",
+              lambda: self.owns(self.apiserver_pid, "kube-apiserver"))
 
     def stop_apiserver(self) -> None:
         self._kill(self.apiserver_pid, "kube-apiserver")
@@ -278,14 +289,22 @@ def _http_ok(url: str, token: str | None = None) -> bool:
         return False
 
 
-def _wait(probe: t.Callable[[], bool], timeout: float, what: str, log: pathlib.Path) -> None:
+class PortTaken(RuntimeError):
+    """The server exited because its port was taken between choosing it and binding it."""
+
+
+def _wait(probe: t.Callable[[], bool], timeout: float, what: str, log: pathlib.Path,
+          alive: t.Callable[[], bool] = lambda: True) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if probe():
             return
+        if not alive():
+            break   # it exited: waiting longer cannot help
         time.sleep(0.3)
     tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
-    raise RuntimeError(f"{what} did not become ready within {timeout}s; log tail:\n{tail}")
+    error = PortTaken if "address already in use" in tail else RuntimeError
+    raise error(f"{what} did not become ready (it exited, or {timeout}s passed); log tail:\n{tail}")
 
 
 _PR_SET_PDEATHSIG = 1

@@ -93,6 +93,25 @@ def test_an_existing_namespace_is_shared_never_a_member_and_never_pruned(control
     assert exists(control_plane, "namespace", space)
 
 
+def test_without_an_apply_set_a_persons_fields_are_a_conflict_not_taken_over(control_plane, namespace):
+    control_plane.kubectl_run("create", "configmap", "theirs", "--from-literal=k=mine", "-n", namespace)
+    control_plane.kubectl_run("create", "configmap", "same", "--from-literal=k=same", "-n", namespace)
+    wanted = [config_map(namespace, "theirs"), {**config_map(namespace, "same"), "data": {"k": "same"}}]
+    mark = control_plane.audit_offset()
+    with pytest.raises(ApplyFailed) as failure:
+        apply(control_plane, wanted)
+    [problem] = failure.value.errors
+    assert (problem["object"], problem["path"]) == (f"v1 ConfigMap {namespace}/theirs", "data.k")
+    assert 'conflict with "kubectl-create"' in problem["message"] and "adopt: true" in problem["message"]
+    assert server_writes(control_plane, mark) == []
+    # Nothing of theirs is changed where the values agree; with adopt the fields are taken over.
+    assert apply(control_plane, wanted[1:])["changed"]
+    report = apply(control_plane, wanted, adopt=True)
+    assert {o["name"]: o["action"] for o in report["objects"]}["theirs"] == "updated"
+    live = json.loads(control_plane.kubectl_run("get", "configmap", "theirs", "-n", namespace, "-o", "json").stdout)
+    assert live["data"] == {"k": "theirs"}
+
+
 # ---------------------------------------------------------------- src: unreadable is an error, never absent
 
 def test_broken_src_entries_are_refused_and_prune_deletes_nothing(tmp_path, control_plane, namespace):

@@ -57,7 +57,8 @@ def test_an_existing_object_of_someone_elses_is_read_only_when_the_dry_run_says_
                               "--from-literal=other=kept")
     objects = [config_map(namespace, "theirs"), config_map(namespace, "new")]
     mark = control_plane.audit_offset()
-    report = apply(control_plane, objects)
+    # Someone else's field is taken over on purpose (adopt): without it, it is a conflict (test_k8s_apply_faults).
+    report = apply(control_plane, objects, adopt=True)
     counts = by_resource_and_verb(control_plane.audit_events(mark, "admin"))
     assert counts[("configmaps", "get", False)] == 1   # "theirs" only, after its dry run answered 200
     theirs = next(o for o in report["objects"] if o["name"] == "theirs")

@@ -167,6 +167,8 @@ class Connection:
                  accept: str = "application/json", retry: bool = True,
                  counts_as_write: bool = True) -> tuple[int, t.Any]:
         """As request, with the HTTP status of the answer (an apply that created its object answers 201)."""
+        # One loop of attempts: its branches (TLS, connection, 429, retriable statuses) share the attempt counter
+        # and the call's deadline, which splitting it would pass around.
         target = self._path_prefix + path
         if query:
             target += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
@@ -290,7 +292,8 @@ def _retriable(status: int, data: t.Any) -> bool:
         return False
     if status == 409 and isinstance(data, dict):
         causes = (data.get("details") or {}).get("causes") or []
-        return not any(c.get("type") == "FieldManagerConflict" for c in causes)
+        # metav1.StatusCause serialises its Type as "reason".
+        return not any(c.get("reason") == "FieldManagerConflict" for c in causes)
     message = str(data.get("message") or "") if isinstance(data, dict) else ""
     # A 500 for an apply body that does not fit the schema is an answer about the object, not the server.
     return webhook_failure(data) is None and not message.startswith(_TYPED_PATCH)

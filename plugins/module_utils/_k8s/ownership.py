@@ -12,6 +12,10 @@ later prune would delete that person's data. The rule, for an object that exists
 - anything else is refused, naming it and who manages its fields, unless ``adopt`` is set: then it becomes a
   member, reported as ``adopted``.
 
+Without an apply set there is no membership, but the same care applies to fields: an object our field manager has
+never applied is planned without force, so a field another manager set is reported as a conflict, not taken over,
+unless ``adopt`` is set (kubectl apply --server-side does the same without --force-conflicts).
+
 PRIVATE.
 """
 
@@ -41,6 +45,21 @@ def is_member(obj: t.Mapping[str, t.Any], applyset: ApplySet | None, field_manag
     """Created by this apply set: its part-of label, applied by our field manager."""
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return applyset is not None and labels.get(PART_OF_LABEL) == applyset.id and applied_by(obj, field_manager)
+
+
+def never_applied(obj: t.Mapping[str, t.Any], field_manager: str) -> bool:
+    """``field_manager`` has never applied anything to the object (no managedFields entry of its own)."""
+    return not any(entry.get("manager") == field_manager
+                   for entry in (obj.get("metadata") or {}).get("managedFields") or [])
+
+
+def conflicts(item: Item, causes: t.Sequence[t.Mapping[str, t.Any]], field_manager: str) -> list[Problem]:
+    """The fields of an object we never applied that another manager set, from a 409's FieldManagerConflict causes
+    ('conflict with "kubectl-create" using v1', field '.data.k')."""
+    return [item.error(str(cause.get("field") or "").lstrip("."),
+                       f"{cause.get('message') or 'conflict'}: this object was never applied by {field_manager}, so "
+                       "a field another manager set is not taken over; to take its fields over, set adopt: true")
+            for cause in causes if cause.get("reason") == "FieldManagerConflict"]   # metav1.StatusCause.Type
 
 
 def managers(obj: t.Mapping[str, t.Any]) -> list[str]:

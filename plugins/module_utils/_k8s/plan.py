@@ -15,7 +15,7 @@ from .client import KubeError
 from .context import Context
 from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, ownership, owns, strip, without_foreign
 from .model import Item, Problem
-from .ownership import refusal, verdict
+from .ownership import conflicts, never_applied, refusal, verdict
 from .read import get_live
 from .resolve import label
 from .server_errors import fatal, namespace_missing, problems_of
@@ -79,7 +79,13 @@ class Planner:
                     return [problem]
                 if item.shared:
                     predicted = self.dry_run(item, item.desired, force=True)
+            if self._takes_fields(item):
+                predicted = self.dry_run(item, item.desired, force=False)
         except KubeError as exc:
+            if exc.status == 409 and self._takes_fields(item):
+                found = conflicts(item, exc.causes, self.ctx.options.field_manager)
+                if found:
+                    return found
             return self._refused(item, exc)
         live = item.live
         item.validated_by = "dry-run"
@@ -95,6 +101,13 @@ class Planner:
             return self._report_mode(item, live)
         item.drift = self._drift(item, live)
         return []
+
+    def _takes_fields(self, item: Item) -> bool:
+        """Applying would force fields of an object our field manager never applied (no apply set decides its
+        membership): planned without force instead, so another manager's fields are conflicts (ownership.py)."""
+        options = self.ctx.options
+        return (self.applyset is None and item.live is not None and not options.adopt and options.drift == "revert"
+                and never_applied(item.live, options.field_manager))
 
     def _refused(self, item: Item, exc: KubeError) -> list[Problem]:
         stop = fatal(item, exc)

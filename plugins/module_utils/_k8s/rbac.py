@@ -57,6 +57,8 @@ def _kinds(entries: t.Iterable[t.Any], where: str, problems: list[str]) -> list[
     return found
 
 
+# One function on purpose: the objects it returns are one grant, and every rule comes from the one
+# verbs-by-resource table it builds.
 def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
                     resources: t.Mapping[str, t.Mapping[str, t.Any]] | None = None, *,
                     name: str = "virtinfra-hyperconverged", namespace: str = "virtinfra-automation",

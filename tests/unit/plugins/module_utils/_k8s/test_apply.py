@@ -1,13 +1,24 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The result as the module returns it (the applier itself is tested against a real API server, tests/integration)."""
+"""The result as the module returns it, and the whole pipeline replayed on answers recorded from the real test API
+server (tests/record_k8s_answers.py; the applier is also tested against a live one in tests/integration)."""
 
 from __future__ import annotations
 
+import json
+import pathlib
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import sized
+import pytest
+from k8s_fakes import Replay
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
+    Applier,
+    ApplyFailed,
+    Options,
+    sized,
+)
 
 
 def entry(name: str, action: str, drift: int = 0, **extra) -> dict:
@@ -38,3 +49,65 @@ def test_a_noop_run_over_thousands_of_objects_returns_none_of_them():
     many = {"changed": False, "objects": [entry(f"cm-{i}", "unchanged") for i in range(5000)],
             "counts": {"unchanged": 5000}}
     assert sized(many, "changed")["objects"] == []
+
+
+# ---------------------------------------------------------------- the pipeline, on answers of the real API server
+
+RECORDED = pathlib.Path(__file__).resolve().parent / "recorded"
+
+
+def replayed(scenario: str) -> tuple[Replay, t.Callable[[], dict]]:
+    """The scenario's requests answered as the test API server answered them (tests/record_k8s_answers.py)."""
+    recording = json.loads((RECORDED / f"{scenario}.json").read_text())
+    connection = Replay(recording["requests"])
+    applier = Applier(connection, Options(**recording["options"], workers=1))  # type: ignore[arg-type]
+    return connection, lambda: applier.run(recording["objects"])
+
+
+def test_from_empty_the_lock_namespace_is_written_first_then_everything_once():
+    connection, run = replayed("from_empty")
+    result = run()
+    assert connection.unused == []
+    assert [(o["kind"], o["name"], o["action"]) for o in result["objects"]] == [
+        ("Namespace", "rec", "created"), ("ConfigMap", "a", "created"), ("ConfigMap", "b", "created"),
+        ("ConfigMap", "c", "created")]
+    assert result["changed"] and result["apply_set"]["action"] == "created"
+    # Namespace, the lock's create and delete, the parent, three ConfigMaps: nothing written twice.
+    assert connection.write_count == 7
+
+
+def test_a_no_op_is_settled_from_the_lists_without_a_write():
+    connection, run = replayed("noop")
+    result = run()
+    assert connection.unused == [] and connection.write_count == 0
+    assert result["changed"] is False and result["counts"] == {"unchanged": 4}
+    assert connection.request_count <= 2 + 3   # kinds + 3
+
+
+def test_prune_deletes_what_left_the_input_and_updates_what_changed():
+    connection, run = replayed("prune")
+    result = run()
+    assert connection.unused == []
+    assert {o["name"]: o["action"] for o in result["objects"]} == {"rec": "unchanged", "a": "unchanged",
+                                                                  "b": "updated"}
+    assert [(p["kind"], p["name"]) for p in result["pruned"]] == [("ConfigMap", "c")]
+    assert result["apply_set"]["group_kinds"] == ["ConfigMap", "Namespace"]
+
+
+def test_a_persons_object_stops_the_run_before_any_write():
+    connection, run = replayed("refused")
+    with pytest.raises(ApplyFailed) as failure:
+        run()
+    assert connection.write_count == 0 and connection.unused == []
+    [problem] = failure.value.errors
+    assert problem["index"] == 3 and "kubectl-create (Update)" in problem["message"]
+    assert failure.value.partial.get("written", []) == []
+
+
+def test_absent_deletes_members_only_after_dry_runs_under_the_lock():
+    connection, run = replayed("absent")
+    result = run()
+    assert connection.unused == []
+    assert {o["name"]: o["action"] for o in result["objects"]} == {"a": "deleted", "theirs": "kept"}
+    assert [d["name"] for d in result["deleted"]] == ["a"]
+    assert any("theirs was not created by apply set" in w for w in result["warnings"])

@@ -138,9 +138,10 @@ def test_gives_up_after_the_retry_budget(scripted):
 
 
 def test_resource_version_conflicts_are_retried_but_apply_conflicts_are_not(scripted):
+    # An apply conflict as kube-apiserver 1.34 answers it: the cause's type is serialised as "reason".
     Script.replies = [status(409, "the object has been modified"), (200, {}, {}),
                       status(409, "Apply failed with 1 conflict",
-                             causes=[{"type": "FieldManagerConflict", "field": ".spec.x"}])]
+                             causes=[{"reason": "FieldManagerConflict", "field": ".spec.x"}])]
     connection = connect(scripted)[0]
     assert connection.request("PATCH", "/a", body={}) == {}
     with pytest.raises(KubeError) as failure:

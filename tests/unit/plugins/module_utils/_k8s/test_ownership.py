@@ -12,8 +12,10 @@ import pytest
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.ownership import (
+    conflicts,
     is_member,
     managers,
+    never_applied,
     refusal,
     verdict,
 )
@@ -76,3 +78,13 @@ def test_the_refusal_names_the_object_its_managers_and_the_way_out():
     assert "managed by kubectl-create (Update), operator (Apply)" in problem.message
     assert "adopt: true" in problem.message and "site_adopt: true" in problem.message
     assert managers(live()) == [] and "no field manager recorded" in refusal(item(current=live()), SET).message
+
+
+def test_an_object_never_applied_by_us_names_each_conflicting_field():
+    assert never_applied(live({}, entry("kubectl-create", "Update")), OURS)
+    assert not never_applied(live({}, entry(OURS)), OURS)
+    causes = [{"reason": "FieldManagerConflict", "message": 'conflict with "kubectl-create" using v1', "field": ".data.k"},
+              {"reason": "FieldValueInvalid", "message": "other", "field": ".x"}]
+    [problem] = conflicts(item(), causes, OURS)
+    assert problem.path == "data.k" and problem.message.startswith('conflict with "kubectl-create" using v1: ')
+    assert "adopt: true" in problem.message
