@@ -29,11 +29,10 @@ def merged(live: t.Any, body: t.Any) -> t.Any:
     return copy.deepcopy(body)
 
 
-class FakeAPI:
-    def __init__(self, objects: dict[str, dict[str, t.Any]] | None = None) -> None:
-        self.objects = objects or {}
-        self.calls: list[tuple[str, str, bool]] = []   # (method, path, dry run)
-        self.refuse: dict[tuple[str, str], KubeError] = {}
+class Counted:
+    """The connection's counters, as the applier reads them for its result."""
+
+    def __init__(self) -> None:
         self.requests: collections.Counter[str] = collections.Counter()
         self.writes = 0
 
@@ -47,6 +46,17 @@ class FakeAPI:
 
     def request(self, method: str, path: str, **options: t.Any) -> t.Any:
         return self.exchange(method, path, **options)[1]
+
+    def exchange(self, method: str, path: str, **options: t.Any) -> tuple[int, t.Any]:
+        raise NotImplementedError
+
+
+class FakeAPI(Counted):
+    def __init__(self, objects: dict[str, dict[str, t.Any]] | None = None) -> None:
+        super().__init__()
+        self.objects = objects or {}
+        self.calls: list[tuple[str, str, bool]] = []   # (method, path, dry run)
+        self.refuse: dict[tuple[str, str], KubeError] = {}
 
     def exchange(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None, body: t.Any = None,
                  **_options: t.Any) -> tuple[int, t.Any]:
@@ -153,32 +163,20 @@ def item(name: str, index: int = 0, live: dict[str, t.Any] | None = None) -> Ite
                 "v1", "ConfigMap", name, "ns", resource=CONFIG_MAPS, live=live)
 
 
-class Replay:
+class Replay(Counted):
     """Answers recorded from the real test API server by tests/record_k8s_answers.py, served again in the order
     they were recorded for each (method, path, dry run, force); a request that was not recorded fails the test, and
     ``unused`` lists what the code no longer asked for."""
 
     def __init__(self, recording: t.Sequence[t.Mapping[str, t.Any]]) -> None:
+        super().__init__()
         self.queues: dict[tuple[str, str, bool, str], list[t.Mapping[str, t.Any]]] = {}
         for entry in recording:
             self.queues.setdefault(_key(entry["method"], entry["path"], entry.get("query") or {}), []).append(entry)
-        self.requests: collections.Counter[str] = collections.Counter()
-        self.writes = 0
-
-    @property
-    def request_count(self) -> int:
-        return sum(self.requests.values())
-
-    @property
-    def write_count(self) -> int:
-        return self.writes
 
     @property
     def unused(self) -> list[tuple[str, str, bool, str]]:
         return [key for key, queue in self.queues.items() for _entry in queue]
-
-    def request(self, method: str, path: str, **options: t.Any) -> t.Any:
-        return self.exchange(method, path, **options)[1]
 
     def exchange(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None,
                  **_options: t.Any) -> tuple[int, t.Any]:
