@@ -11,11 +11,21 @@ import pathlib
 import re
 import textwrap
 
+import pytest
 import yaml
 from test_k8s_apply import server_writes
 from test_render_playbook import run_playbook
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def control_plane(empty_control_plane):
+    """A server of this file's own. The role installs the cluster-scoped operands (CDI, NetworkAddonsConfig,
+    PriorityClass) under apply sets named after each test's namespace. On a shared server they would be another
+    apply set's members when the site playbook's tests apply the same objects, and k8s_apply refuses to take
+    those over silently."""
+    return empty_control_plane
 
 
 def role_playbook(tmp_path: pathlib.Path, control_plane, namespace: str, extra: str = "",

@@ -9,6 +9,7 @@ import copy
 import json
 import textwrap
 
+import pytest
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import apply, server_writes
 from test_render_playbook import run_playbook
@@ -17,6 +18,14 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 
 WORKER = {"node-role.kubernetes.io/worker": ""}
 
+
+
+@pytest.fixture(scope="module")
+def control_plane(empty_control_plane):
+    """A server of this file's own: the role's apply set here has its parent in default, the site's in the
+    HyperConverged's namespace. The cluster-scoped objects both write would be another apply set's members on a
+    shared server, and k8s_apply refuses to take those over silently."""
+    return empty_control_plane
 
 def spec(version: str = "4.18", prefix: str = "p") -> dict:
     return {
