@@ -152,7 +152,7 @@ class ControlPlane:
         ], "etcd.log")
         self.save()
         _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log",
-              lambda: self.owns(self.etcd_pid, "etcd"))
+              lambda: _running(self.etcd_pid))
 
     def start_apiserver(self) -> None:
         self.apiserver_pid = self._spawn([
@@ -176,7 +176,7 @@ class ControlPlane:
         ], "kube-apiserver.log")
         self.save()
         _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log",
-              lambda: self.owns(self.apiserver_pid, "kube-apiserver"))
+              lambda: _running(self.apiserver_pid))
 
     def stop_apiserver(self) -> None:
         self._kill(self.apiserver_pid, "kube-apiserver")
@@ -287,6 +287,15 @@ def _http_ok(url: str, token: str | None = None) -> bool:
             return bool(response.status == 200)
     except OSError:
         return False
+
+
+def _running(pid: int) -> bool:
+    """The process has not exited. Not ``owns``: between fork and exec a child still runs Python, not the server."""
+    try:
+        done, _status = os.waitpid(pid, os.WNOHANG)   # reaps it if it exited: nothing is left to stop
+    except ChildProcessError:   # not our child (a server a previous run started): is it there at all
+        return os.path.exists(f"/proc/{pid}")
+    return done == 0
 
 
 class PortTaken(RuntimeError):
