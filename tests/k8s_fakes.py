@@ -114,7 +114,9 @@ def _in(key: str, collection: str) -> bool:
 
 def _selected(obj: t.Mapping[str, t.Any], selector: str | None) -> bool:
     labels = (obj.get("metadata") or {}).get("labels") or {}
-    return all(labels.get(k) == v for k, _, v in (term.partition("=") for term in (selector or "").split(",") if term))
+    terms = [term.partition("=") for term in (selector or "").split(",") if term]
+    return all(labels.get(key) == value for key, _equals, value in terms)
+
 
 OURS = "virtinfra.hyperconverged"
 SET = ApplySet("site", "ns")

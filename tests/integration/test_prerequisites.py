@@ -19,13 +19,13 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 WORKER = {"node-role.kubernetes.io/worker": ""}
 
 
-
 @pytest.fixture(scope="module")
 def control_plane(empty_control_plane):
     """A server of this file's own: the role's apply set here has its parent in default, the site's in the
     HyperConverged's namespace. The cluster-scoped objects both write would be another apply set's members on a
     shared server, and k8s_apply refuses to take those over silently."""
     return empty_control_plane
+
 
 def spec(version: str = "4.18", prefix: str = "p") -> dict:
     return {

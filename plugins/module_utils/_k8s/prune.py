@@ -176,8 +176,8 @@ def prune(ctx: Context, candidate: PruneCandidate) -> dict[str, t.Any]:
             and not ctx.options.check_mode:
         ctx.ledger.record(resource.api_version, resource.kind, candidate.namespace, candidate.name, "pruned",
                           contents=candidate.contents)
-    entry: dict[str, t.Any] = {"apiVersion": resource.api_version, "kind": resource.kind, "namespace": candidate.namespace,
-             "name": candidate.name, "action": "pruned"}
+    entry: dict[str, t.Any] = {"apiVersion": resource.api_version, "kind": resource.kind,
+                               "namespace": candidate.namespace, "name": candidate.name, "action": "pruned"}
     if candidate.contents:
         entry["contents"] = list(candidate.contents)
     return entry

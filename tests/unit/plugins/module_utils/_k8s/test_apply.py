@@ -88,8 +88,8 @@ def test_prune_deletes_what_left_the_input_and_updates_what_changed():
     connection, run = replayed("prune")
     result = run()
     assert connection.unused == []
-    assert {o["name"]: o["action"] for o in result["objects"]} == {"rec": "unchanged", "a": "unchanged",
-                                                                  "b": "updated"}
+    actions = {o["name"]: o["action"] for o in result["objects"]}
+    assert actions == {"rec": "unchanged", "a": "unchanged", "b": "updated"}
     assert [(p["kind"], p["name"]) for p in result["pruned"]] == [("ConfigMap", "c")]
     assert result["apply_set"]["group_kinds"] == ["ConfigMap", "Namespace"]
 

@@ -25,8 +25,8 @@ def test_written_is_in_input_order_with_the_parent_first_and_each_object_once():
     ledger.record("v1", "ConfigMap", "ns", "set", "updated", index=None, parent=True)   # shrunk after a prune
     ledger.record("v1", "ConfigMap", "ns", "old", "pruned", contents=["x"])
     ledger.record("v1", "ConfigMap", "ns", "gone", "deleted", index=5)
-    assert [(w["name"], w["action"]) for w in ledger.written()] == [("set", "created"), ("a", "adopted"),
-                                                                   ("b", "created")]
+    written = [(w["name"], w["action"]) for w in ledger.written()]
+    assert written == [("set", "created"), ("a", "adopted"), ("b", "created")]
     assert ledger.pruned() == [{"apiVersion": "v1", "kind": "ConfigMap", "namespace": "ns", "name": "old",
                                 "action": "pruned", "contents": ["x"]}]
     assert [d["name"] for d in ledger.deleted()] == ["gone"]

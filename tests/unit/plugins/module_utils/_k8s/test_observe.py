@@ -18,7 +18,7 @@ def test_missing_drifted_and_unchanged_never_change_anything():
     drifted.desired["data"] = {"k": "ours"}
     api = FakeAPI()
     result = observe.run(context(api, state="observed"), [same, drifted, item("missing", 2)])
-    assert {o["name"]: o["action"] for o in result["objects"]} == {"same": "unchanged", "drifted": "drifted",
-                                                                  "missing": "missing"}
+    actions = {o["name"]: o["action"] for o in result["objects"]}
+    assert actions == {"same": "unchanged", "drifted": "drifted", "missing": "missing"}
     assert result["objects"][1]["drift"]["fields"][0]["managers"] == ["hco"]
     assert result["changed"] is False and api.calls == []

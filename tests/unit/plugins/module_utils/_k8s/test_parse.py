@@ -19,8 +19,8 @@ def test_items_come_in_dependency_order_then_input_order():
                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}}]
     items, problems = parse(objects)
     assert problems == []
-    assert [(i.kind, i.name, i.index) for i in items] == [("Namespace", "n", 3), ("ConfigMap", "b", 0),
-                                                           ("ConfigMap", "a", 2), ("Widget", "w", 1)]
+    order = [(i.kind, i.name, i.index) for i in items]
+    assert order == [("Namespace", "n", 3), ("ConfigMap", "b", 0), ("ConfigMap", "a", 2), ("Widget", "w", 1)]
 
 
 def test_every_malformed_object_is_named_with_every_missing_field():

@@ -55,8 +55,9 @@ def test_string_data_folds_into_data_as_the_server_stores_it():
 
 
 def test_a_secret_is_redacted_in_changes_and_objects_but_other_kinds_are_not():
-    changes: list[dict[str, t.Any]] = [{"path": "data.k", "op": "change", "before": "a", "after": "b"},
-               {"path": "metadata.labels.x", "op": "add", "before": None, "after": "y"}]
+    changes: list[dict[str, t.Any]] = [
+        {"path": "data.k", "op": "change", "before": "a", "after": "b"},
+        {"path": "metadata.labels.x", "op": "add", "before": None, "after": "y"}]
     assert redact_changes(changes, True)[0] == {"path": "data.k", "op": "change", "before": REDACTED,
                                                 "after": REDACTED}
     assert redact_changes(changes, True)[1] == changes[1]
