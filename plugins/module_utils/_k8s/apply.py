@@ -87,8 +87,9 @@ class Applier:
         ctx = self.ctx
         ctx.masker = Masker(secret_values(objects))
         options = ctx.options
-        if self._option_problems():
-            self._fail("invalid options; nothing was sent to the API server", self._option_problems())
+        invalid = self._option_problems()
+        if invalid:
+            self._fail("invalid options; nothing was sent to the API server", invalid)
         self._input_problems = [Problem.of(p) for p in input_errors]
         applyset = ApplySet(options.apply_set, options.apply_set_namespace or options.namespace or "default") \
             if options.apply_set and options.state in ("present", "absent") else None

@@ -17,8 +17,8 @@ from .context import Context
 from .discovery import Resource
 from .model import CONTAINER_KINDS, CUSTOM_RANK, FIELD_MANAGER, KIND_RANK, Item, Problem, PruneCandidate, where
 from .ownership import applied_by, is_member
+from .resolve import MANAGED_BY_LABEL
 
-MANAGED_BY_LABEL = "hyperconverged.virtinfra.io/managed-by"
 # What the cluster itself puts in every namespace, or derives from other objects: no one's data.
 _BOOTSTRAPPED = {("ServiceAccount", "default"), ("ServiceAccount", "builder"), ("ServiceAccount", "deployer"),
                  ("ConfigMap", "kube-root-ca.crt"), ("ConfigMap", "openshift-service-ca.crt")}
