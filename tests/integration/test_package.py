@@ -35,6 +35,8 @@ def test_the_built_tarball_installs_into_an_empty_path_and_runs_the_site(tmp_pat
     assert size < 1_000_000, size
     assert not [n for n in names if n.split("/")[0] in {"tests", ".cache", "bench", "scripts", "molecule", ".ci"}]
     assert "playbooks/site.yml" in names and "examples/inventory/hosts.yml" in names
+    # Every file header cites the licence text by this path.
+    assert "LICENSES/GPL-3.0-or-later.txt" in names
 
     deps = [artifact_of_installed(name, tmp_path) for name in galaxy["dependencies"]]
     target = tmp_path / "collections"
