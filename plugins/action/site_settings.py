@@ -5,75 +5,92 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_settings as site_settings
+from ansible.utils.vars import load_extra_vars
+
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import Host, nodes_of
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import plan_problems
+
+PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir")
 
 
-def credential(given_kubeconfig: str, environ: t.Mapping[str, str]) -> str:
-    """Which credential is at hand, named as the user set it ('' for none)."""
-    if given_kubeconfig:
-        return "site_kubeconfig"
-    if environ.get("K8S_AUTH_KUBECONFIG", "").strip():
-        return "K8S_AUTH_KUBECONFIG"
-    if environ.get("K8S_AUTH_HOST", "").strip() and environ.get("K8S_AUTH_API_KEY", ""):
-        return "K8S_AUTH_HOST and K8S_AUTH_API_KEY"
-    return ""
+def variable(problem: str) -> str:
+    """The variable a problem names (``site_vm_networks`` of ``site_vm_networks[0].vlan: ...``)."""
+    return re.split(r"[.\[:]", problem.removeprefix("hostvars["), maxsplit=1)[0]
 
 
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
         "nodes": {"type": "list", "elements": "dict", "default": []},
         "nodes_group": {"type": "str"},
+        "kubeconfigs": {"type": "list", "elements": "str", "default": ["kubeconfig"],
+                        "choices": ["kubeconfig", "admin_kubeconfig"]},
     }
 
-    def inventory_nodes(self, group: str) -> list[dict[str, t.Any]]:
-        """Each host of the group as a node: one pass over the inventory, however many hosts (a set_fact loop that
-        grows a list re-templates it on every host)."""
+    def inventory_hosts(self, group: str) -> list[Host]:
+        """Each host of the group with its node_* variables: one pass over the inventory, however many hosts (a
+        set_fact loop that grows a list re-templates it on every host)."""
         task_vars = self._task_vars or {}
         hostvars = task_vars.get("hostvars") or {}
-        nodes = []
+        hosts = []
         for host in (task_vars.get("groups") or {}).get(group) or []:
             known = hostvars[host]
-            node = {"name": host,
-                    "memory": plain(self._templar.template(known.get("node_memory", "0"))),
-                    "labels": plain(self._templar.template(known.get("node_labels", {}))),
-                    "taints": plain(self._templar.template(known.get("node_taints", [])))}
-            if known.get("node_provider"):   # a virtual platform changes what SR-IOV can select there
-                node["provider"] = str(self._templar.template(known["node_provider"]))
-            nodes.append(node)
-        return nodes
+            facts = {name: plain(self._templar.template(known[name])) for name in known if name.startswith("node_")}
+            hosts.append(Host(host, facts))
+        return hosts
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         task_vars = self._task_vars or {}
         provided = {name: plain(self._templar.template(value))
                     for name, value in task_vars.items() if name.startswith("site_")}
-        settings = site_settings.normalize(provided)
-        values = site_settings.effective(settings)
+        settings = site_values.normalize(provided, frozenset(load_extra_vars(self._loader)))
+        values = site_values.effective(settings)
+        cwd = os.getcwd()
+        values.update({name: absolute(values[name], cwd) for name in PATHS})
+        errors = list(settings.errors)
+        for name in args["kubeconfigs"]:
+            context_name = "context" if name == "kubeconfig" else "admin_context"
+            errors += kubeconfig_problems(f"site_{name}", values[name], values[context_name],
+                                          f"site_{context_name}", cwd)
         found = credential(values["kubeconfig"], os.environ)
         action = values["action"]
         if action == "apply" and not found:
-            settings.errors.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, "
-                                   "or K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects "
-                                   "these)")
-        if settings.errors:
-            return {"failed": True, "errors": settings.errors,
-                    "msg": f"{len(settings.errors)} problem(s) in the site settings, nothing done: "
-                           + "; ".join(settings.errors)}
+            errors.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, or "
+                          "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these)")
+        inventory, node_problems = nodes_of(
+            self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
+            overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"])
+        hosts = plain(args["nodes"]) + inventory
+        errors += node_problems
+        hyperconverged, prereqs_spec = compose(settings, hosts)
+        # A setting already refused is planned with its default: what the plan says of it would only repeat it.
+        refused = {variable(problem) for problem in errors}
+        errors += [problem for problem in plan_problems(values, hyperconverged, prereqs_spec, hosts)
+                   if variable(problem) not in refused]
+        sources = site_values.effective_sources(settings)
+        if errors:
+            return {"failed": True, "errors": errors,
+                    "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
         apply = action == "apply" or (action == "auto" and bool(found))
         reason = ("site_action is render" if action == "render"
                   else f"site_action is apply, credential from {found}" if action == "apply"
                   else f"a credential is set: {found}" if found
                   else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with "
                        "K8S_AUTH_API_KEY)")
-        nodes = plain(args["nodes"]) + (self.inventory_nodes(args["nodes_group"]) if args["nodes_group"] else [])
-        hyperconverged, prereqs_spec = site_settings.compose(settings, nodes)
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found,
-                  "output": values["render_dir"] or "rendered", "given": sorted(settings.given),
+                  "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.
-        return {"config": config, "nodes": nodes, "apply": apply, "mode_reason": reason,
+        origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]
+        return {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
+                "origins": origins,
                 "msg": f"{'apply' if apply else 'render'} mode - {reason}"}

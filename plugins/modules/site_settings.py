@@ -14,11 +14,18 @@ author:
 description:
   - Runs on the controller, as the first step of the site playbook. Reads every variable whose name starts with
     C(site_) (inventory, group_vars, extra vars, AWX survey answers), checks each against the settings table
-    (type, choices, range) and reports every problem at once, each with the variable's name; an unknown C(site_)
-    name is refused with a "did you mean" suggestion. Nothing is contacted or written.
-  - Survey answers arrive as strings; they are converted to the setting's type (C("150") to 150, C("true") to
-    true, YAML or JSON text to a list or mapping, C("100-200, 300") to VLAN ranges). An empty answer means the
-    setting's default.
+    (type, choices, range), then computes the node prerequisites and the HyperConverged from them, and reports every
+    problem of all of it at once, each named by the variable the user wrote (C(site_vm_networks[0].namespace),
+    C(hostvars[worker3].node_memory)); an unknown C(site_) name is refused with a "did you mean" suggestion.
+    Nothing is contacted or written.
+  - The nodes' facts are checked too - a node that runs VMs without C(node_memory) while memory is overcommitted,
+    a C(node_*) host variable close to one the site reads (C(node_memroy)), labels that are not a mapping.
+  - AWX survey answers arrive as C(site_survey_<setting>) strings (the survey in C(extensions/awx) has no defaults,
+    since AWX sends every default as an extra var that would hide the inventory's value); an answered question wins
+    over the setting, a blank one leaves it. Answers are converted to the setting's type (C("150") to 150,
+    C("true") to true, YAML or JSON text to a list or mapping, C("100-200, 300") to VLAN ranges).
+  - Relative kubeconfig and output paths are read from the directory C(ansible-playbook) runs in and returned
+    absolute; each kubeconfig is checked (exists, YAML, has the context) and a problem names the path searched.
   - C(site_hyperconverged_spec) is the HyperConverged spec; the flat settings merge into it, and a flat setting
     that contradicts it is an error naming both.
   - Chooses the mode from C(site_action) and the credentials at hand (C(site_kubeconfig), or the environment
@@ -62,6 +69,12 @@ options:
         variables; added to O(nodes). One pass over the inventory, so a site of hundreds of nodes
         costs no more than its variables.
     type: str
+  kubeconfigs:
+    description: Which kubeconfig settings must name a readable kubeconfig (when set).
+    type: list
+    elements: str
+    choices: [kubeconfig, admin_kubeconfig]
+    default: [kubeconfig]
 """
 
 EXAMPLES = r"""
@@ -93,6 +106,17 @@ config:
   description: The validated settings, the mode and the composed inputs of the plan (the site keeps it as C(site_config)).
   returned: success
   type: dict
+sources:
+  description: Where each setting's value came from - C(survey answer (site_survey_...)), C(extra vars),
+    C(inventory or play vars), C(site_hyperconverged_spec.<path>) or C(default) - by setting name.
+  returned: success
+  type: dict
+origins:
+  description: The same as lines, C(site_overcommit_percent = 150 (inventory or play vars)); the site prints them
+    with C(-v).
+  returned: success
+  type: list
+  elements: str
 nodes:
   description: The nodes, from O(nodes) and the hosts of O(nodes_group) (the site keeps them as C(site_nodes)).
   returned: success

@@ -25,6 +25,7 @@ from .common import (
     check_label_map,
     path,
     selector_matches,
+    type_name,
     version_tuple,
 )
 
@@ -572,22 +573,33 @@ def _nmstate(problems: Problems, spec: t.Mapping[str, t.Any]) -> dict[str, t.Any
             "spec": {"probeConfiguration": {"dns": {"host": host}}}}
 
 
+# What a network on a bridge may say (read by _bridge_nad below).
+BRIDGE_NAD_KEYS = ("name", "namespace", "cni_type", "vlan", "vlan_trunk", "hairpin", "promiscuous", "mtu",
+                   "mac_spoof_check", "resource_annotation")
+
+
 def _bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: list[tuple[int, int]],
                 native: int | None, cni_version: tuple[int, int] | None) -> dict[str, t.Any] | None:
     if not isinstance(nad, dict):
         problems.error(where, "must be a mapping")
         return None
+    check_keys(problems, where, nad, BRIDGE_NAD_KEYS)
     name = raw_nads.check_nad_name(problems, path(where, "name"), nad.get("name"))
     namespace = nad.get("namespace")
-    if not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
-        problems.error(path(where, "namespace"), "a namespace is required")
+    if namespace is None:
+        problems.error(path(where, "namespace"), "required: the namespace of the VMs that use this network")
+    elif not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
+        problems.error(path(where, "namespace"), f"{namespace!r} is not a namespace name (a lower-case DNS label)")
     # ``bridge`` is always written: without it the plugin would create and use an unconnected cni0.
     config: dict[str, t.Any] = {"cniVersion": "0.3.1", "name": name, "type": nad.get("cni_type", "bridge"),
                                 "bridge": bridge}
     vlan = nad.get("vlan")
     if vlan is not None:
-        if not isinstance(vlan, int) or isinstance(vlan, bool) or not 0 <= vlan <= 4094:
-            problems.error(path(where, "vlan"), "must be within 0-4094")
+        if not isinstance(vlan, int) or isinstance(vlan, bool):   # the type first: "100" is text, not out of range
+            problems.error(path(where, "vlan"), f"must be a VLAN ID (a whole number), got {type_name(vlan)} {vlan!r}"
+                           + (": write it without quotes" if isinstance(vlan, str) and vlan.strip().isdigit() else ""))
+        elif not 0 <= vlan <= 4094:
+            problems.error(path(where, "vlan"), f"must be within 0-4094, got {vlan}")
         elif vlan and not _trunked(vlan, trunk, native):
             problems.error(path(where, "vlan"), f"VLAN {vlan} is not trunked on the bridge uplink (add it to the "
                                                 "bridge's vlans), so tagged traffic would be dropped")

@@ -131,6 +131,12 @@ def version_tuple(text: t.Any, where: str, problems: Problems) -> tuple[int, int
     return int(match.group(1)), int(match.group(2))
 
 
+def type_name(value: t.Any) -> str:
+    """A value's type as YAML users know it."""
+    return {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list",
+            dict: "a mapping"}.get(type(value), type(value).__name__)
+
+
 def check_keys(problems: Problems, where: str, value: t.Any, allowed: t.Collection[str]) -> None:
     """Every key of a mapping the spec does not know is an error at its path, with the nearest known key: a typo
     (``polices``, ``vlan`` for ``vlans``) never passes as an ignored key."""

@@ -82,7 +82,9 @@ def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
 
 
 def check_nad_name(problems: Problems, where: str, name: t.Any) -> str:
-    if not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name) or name.startswith("0"):
+    if name is None or name == "":
+        problems.error(where, "required: the network's name, as VMs refer to it")
+    elif not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name) or name.startswith("0"):
         problems.error(where, "must be a lower-case DNS label not starting with 0 (multus admission rule)")
     return str(name)
 

@@ -130,12 +130,21 @@ def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommi
                 problems: Problems) -> list[dict[str, t.Any]]:
     nodes = spec.get("nodes") or []
     sized = []
+    matched = 0   # a selected node whose memory is refused is still selected: no second error about the selector
     for index, node in enumerate(nodes):
         where = path("nodes", index)
         if not isinstance(node, dict) or not node.get("name"):
             problems.error(where, "each node needs a name")
             continue
         if not selector_matches(selector, node.get("labels") or {}):
+            continue
+        matched += 1
+        if node.get("memory") is None:   # never read as zero: without overcommit no swap is sized from it
+            if overcommit > 100:
+                problems.error(path(where, "memory"), f"required: {node['name']} runs VMs and memory is overcommitted "
+                                                      f"to {overcommit} %, so its swap is sized from its memory")
+            else:
+                sized.append({"name": node["name"], "memory_mib": None, "swap_mib": 0})
             continue
         try:
             size = swap_mib(node.get("memory"), overcommit)
@@ -153,7 +162,7 @@ def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommi
                     problems.error(path(where, "disk_free"), f"node {node['name']} needs {size} MiB of swap but "
                                                              f"reports only {free_mib} MiB free")
         sized.append(entry)
-    if overcommit > 100 and nodes and not sized:
+    if overcommit > 100 and nodes and not matched:
         problems.error("node_selector", "selects none of the given nodes")
     return sized
 

@@ -85,7 +85,7 @@ def test_nad_rules():  # NAD-02, NAD-06, untrunked VLAN
         {"name": "b", "namespace": "vms", "vlan": 300},
         {"name": "c", "namespace": "vms", "hairpin": True, "promiscuous": True},
         {"name": "0bad", "namespace": "vms"}]}]})
-    assert ("bridges[0].networks[0].vlan", "must be within 0-4094") in problems
+    assert ("bridges[0].networks[0].vlan", "must be within 0-4094, got 4095") in problems
     assert any(p == "bridges[0].networks[1].vlan" and "not trunked" in m for p, m in problems)
     assert ("bridges[0].networks[2]", "hairpinMode and promiscMode cannot both be true") in problems
     assert any(p == "bridges[0].networks[3].name" for p, _msg in problems)

@@ -8,7 +8,7 @@ import pathlib
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_settings as site_settings
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
 SURVEY = json.loads((ROOT / "extensions" / "awx" / "site_survey.json").read_text())
@@ -16,37 +16,32 @@ MINIMAL = {"site_platform_version": "1.33"}
 
 
 def check(**provided):
-    return site_settings.normalize({**MINIMAL, **provided})
+    return site_values.normalize({**MINIMAL, **provided})
 
 
-def test_the_committed_survey_and_guide_are_what_the_table_generates():
-    assert site_settings.survey() == SURVEY, "run scripts/generate-site-settings"
-    guide = (ROOT / "docs" / "docsite" / "rst" / "guide_site_settings.rst").read_text()
-    assert guide == site_settings.settings_rst(), "run scripts/generate-site-settings"
-
-
-def test_the_survey_asks_for_every_setting_but_credentials():
-    asked = {q["variable"] for q in SURVEY["spec"]}
-    assert "site_overcommit_percent" in asked and "site_vm_vlans" in asked
-    assert not asked & {"site_kubeconfig", "site_admin_kubeconfig", "site_hyperconverged_spec"}
+def setting_of(question: dict):
+    return site_values.SURVEYED[question["variable"]]
 
 
 def valid_answers(question: dict) -> list[str]:
     """Every kind of answer AWX can send for this question, as the text it sends."""
-    kind = question["type"]
+    kind, setting = question["type"], setting_of(question)
     if kind == "integer":
-        return [str(question["min"]), str(question["max"]), str(question["default"])]
+        return [str(question["min"]), str(question["max"]), str(setting.default)]
     if kind == "multiplechoice":
         return list(question["choices"])
     if kind == "textarea":
-        empty = "{}" if site_settings.BY_NAME[question["variable"]].kind == "dict" else "[]"
+        empty = "{}" if setting.kind == "dict" else "[]"
         written = {"site_vm_vlans": "100-200, 300", "site_node_networks": "[10.0.0.0/16]",
                    "site_vm_networks": "[{name: n, namespace: vms, vlan: 100}]",
-                   "site_hpp_pools": "- {name: local, path: /var/hpvolumes}"}
-        return [question["default"], empty, written.get(question["variable"], question["default"])]
+                   "site_hpp_pools": "- {name: local, path: /var/hpvolumes}",
+                   "site_infra_node_selector": "{node-role.kubernetes.io/infra: ''}",
+                   "site_workload_node_selector": '{"node-role.kubernetes.io/worker": ""}'}
+        return [empty, written[setting.name]]
     samples = {"site_platform_version": "4.19", "site_migration_range": "10.200.5.0/24", "site_sriov_vendor": "15b3",
-               "site_swap_file": "/var/swap/kubevirt", "site_node_batch": "5"}
-    return [samples.get(question["variable"], question["default"] or "eno2")]
+               "site_swap_file": "/var/swap/kubevirt", "site_node_batch": "5", "site_render_dir": "out",
+               "site_swap_pool": "vm-workers", "site_vm_bridge": "br2", "site_sriov_resource": "vfs"}
+    return [samples.get(setting.name, "eno2")]
 
 
 WRONG = {"integer": ["eight", "1.5"], "multiplechoice": ["no-such-choice"], "textarea": ["{unclosed", "[1, 2"]}
@@ -56,19 +51,23 @@ WRONG_TEXT = {"site_platform_version": "latest", "site_hco_namespace": "Kube_Vir
 
 
 @pytest.mark.parametrize("question", SURVEY["spec"], ids=lambda q: q["variable"])
-def test_every_answer_the_survey_allows_is_accepted(question):
+def test_every_answer_the_survey_allows_is_accepted_as_that_setting(question):
+    setting = setting_of(question)
     for answer in valid_answers(question):
         extra = {"site_migration_range": {"site_migration_nic": "eno3"},
-                 "site_migration_nic": {"site_migration_range": "10.200.5.0/24"}}.get(question["variable"], {})
-        if question["variable"] == "site_vm_networks" and answer not in ("", "[]"):
+                 "site_migration_nic": {"site_migration_range": "10.200.5.0/24"}}.get(setting.name, {})
+        if setting.name == "site_vm_networks" and answer not in ("", "[]"):
             extra["site_vm_bridge_nic"] = "eno2"
         result = check(**{**extra, question["variable"]: answer})
-        assert result.errors == [], (question["variable"], answer)
+        assert result.errors == (), (question["variable"], answer)
+        if answer not in ("[]", "{}"):
+            assert setting.name in result.given
+            assert result.sources[setting.name] == f"survey answer ({question['variable']})"
 
 
 @pytest.mark.parametrize("question", SURVEY["spec"], ids=lambda q: q["variable"])
 def test_a_wrong_answer_is_refused_with_its_name(question):
-    wrong_text = WRONG_TEXT.get(question["variable"])
+    wrong_text = WRONG_TEXT.get(setting_of(question).name)
     answers = WRONG.get(question["type"]) or ([wrong_text] if wrong_text else [])
     if not answers:
         pytest.skip("free text: every answer is a valid name")
@@ -77,13 +76,36 @@ def test_a_wrong_answer_is_refused_with_its_name(question):
         assert len(result.errors) == 1 and result.errors[0].startswith(question["variable"] + ": "), answer
 
 
-def test_blank_answers_mean_the_default():
-    blanks = {q["variable"]: "" for q in SURVEY["spec"] if not q["required"]}
-    result = check(**blanks)
-    assert result.errors == [] and result.given == {"site_platform_version"}
-    assert result.values["overcommit_percent"] == 100 and result.values["vm_vlans"] == []
-    assert site_settings.normalize({"site_platform_version": " "}).errors == [
-        "site_platform_version: required (Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.)"]
+def test_blank_answers_leave_the_inventorys_value_and_say_where_each_came_from():
+    inventory = {"site_overcommit_percent": 150, "site_migration_nic": "eno3", "site_migration_range": "10.9.0.0/24",
+                 "site_vm_vlans": [100]}
+    blanks = {q["variable"]: "" for q in SURVEY["spec"]}
+    result = check(**inventory, **{**blanks, "site_survey_sriov_num_vfs": "16"})
+    assert result.errors == ()
+    assert result.values["overcommit_percent"] == 150 and result.values["migration_nic"] == "eno3"
+    assert result.values["vm_vlans"] == [{"min": 100, "max": 100}] and result.values["sriov_num_vfs"] == 16
+    assert result.sources["site_overcommit_percent"] == "inventory or play vars"
+    assert result.sources["site_sriov_num_vfs"] == "survey answer (site_survey_sriov_num_vfs)"
+    assert result.sources["site_swap_file"] == "default"
+    extra = site_values.normalize({**MINIMAL, **inventory}, extra_vars={"site_overcommit_percent"})
+    assert extra.sources["site_overcommit_percent"] == "extra vars"
+
+
+def test_an_answered_question_wins_over_the_inventory():
+    result = check(site_overcommit_percent=150, site_survey_overcommit_percent="200")
+    assert result.values["overcommit_percent"] == 200
+
+
+def test_a_required_setting_set_nowhere_says_where_to_set_it():
+    errors = site_values.normalize({"site_platform_version": " ", "site_survey_platform_version": ""}).errors
+    assert len(errors) == 1 and errors[0].startswith("site_platform_version: required (")
+    assert "inventory" in errors[0] and "survey" in errors[0]
+
+
+def test_an_unknown_survey_variable_is_refused_with_a_suggestion():
+    assert check(site_survey_overcomit_percent="150").errors[0].startswith(
+        "site_survey_overcomit_percent: not a survey question's variable (did you mean "
+        "site_survey_overcommit_percent?)")
 
 
 @pytest.mark.parametrize(("provided", "name", "phrase"), [
@@ -135,21 +157,21 @@ def test_blank_answers_mean_the_default():
 def test_mistakes_are_refused_once_each_with_their_name(provided, name, phrase):
     result = check(**provided)
     if phrase is None:
-        assert result.errors == []
+        assert result.errors == ()
         return
     assert len(result.errors) == 1, result.errors
     assert result.errors[0].startswith(name + ": ") and phrase in result.errors[0]
 
 
 def test_internal_names_are_not_taken_for_typos():
-    assert check(site_config={}, site_nodes=[], site_prereqs={}).errors == []
+    assert check(site_config={}, site_nodes=[], site_prereqs={}).errors == ()
 
 
 def test_survey_strings_become_typed_values():
     result = check(site_overcommit_percent="150", site_swap_activate="False", site_sriov_num_vfs=" 16 ",
                    site_vm_vlans="100-200, 300", site_platform="OpenShift",
                    site_hpp_pools='[{"name": "local", "path": "/var/hpvolumes"}]')
-    assert result.errors == []
+    assert result.errors == ()
     values = result.values
     assert (values["overcommit_percent"], values["swap_activate"], values["sriov_num_vfs"]) == (150, False, 16)
     assert values["vm_vlans"] == [{"min": 100, "max": 200}, {"min": 300, "max": 300}]
@@ -159,15 +181,6 @@ def test_survey_strings_become_typed_values():
 def test_the_spec_gives_what_unset_flat_settings_would():
     result = check(site_hyperconverged_spec={"higherWorkloadDensity": {"memoryOvercommitPercentage": 200},
                                              "workloads": {"nodePlacement": {"nodeSelector": {"vm": "yes"}}}})
-    hyperconverged, prereqs = site_settings.compose(result, [])
-    assert prereqs["swap"]["overcommit_percent"] == 200
-    assert prereqs["swap"]["node_selector"] == {"vm": "yes"}
-    assert hyperconverged["spec"]["workloads"] == {"nodePlacement": {"nodeSelector": {"vm": "yes"}}}
-    assert "infra" not in hyperconverged["spec"]  # not given anywhere: HCO's default placement
-
-
-def test_empty_nics_leave_their_sections_out():
-    prereqs = site_settings.compose(check(site_vm_bridge_nic="", site_sriov_nic=" ", site_migration_nic=""), [])[1]
-    assert set(prereqs) == {"platform", "version", "hco_namespace", "nodes", "hyperconverged", "swap"}
-    prereqs = site_settings.compose(check(site_sriov_nic="ens1f0"), [])[1]
-    assert prereqs["sriov"]["policies"][0]["nicSelector"] == {"pfNames": ["ens1f0"]}  # no vendor: any
+    assert site_values.effective(result)["overcommit_percent"] == 200
+    assert site_values.effective_sources(result)["site_overcommit_percent"] == (
+        "site_hyperconverged_spec.higherWorkloadDensity.memoryOvercommitPercentage")
