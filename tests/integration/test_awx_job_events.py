@@ -95,9 +95,9 @@ def test_an_awx_kubernetes_credential_switches_the_site_to_apply_mode(tmp_path, 
     envvars = {"K8S_AUTH_HOST": control_plane.server, "K8S_AUTH_API_KEY": control_plane.admin_token,
                "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": str(ca),
                "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".cache" / "collections"), "ANSIBLE_NOCOLOR": "1"}
-    survey = {"site_action": "", "site_kubeconfig": "", "site_render_dir": "", "site_platform_version": "1.34",
-              "site_overcommit_percent": "150", "site_sriov_num_vfs": "8", "site_swap_encrypt": "false",
-              "ansible_python_interpreter": sys.executable}
+    survey = {"site_survey_action": "", "site_survey_render_dir": "", "site_survey_platform_version": "1.34",
+              "site_survey_overcommit_percent": "150", "site_survey_sriov_num_vfs": "8",
+              "site_survey_swap_encrypt": "false", "ansible_python_interpreter": sys.executable}
     inventory = ROOT / "examples" / "inventory" / "hosts.yml"
     runs = []
     for attempt in ("first", "second"):
