@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 
@@ -61,3 +62,27 @@ def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_t
     assert adopted.returncode == 0, adopted.stdout + adopted.stderr
     labels = plane.kubectl_run("get", "storageclass", "hostpath-csi", "-o", "jsonpath={.metadata.labels}").stdout
     assert "applyset.kubernetes.io/part-of" in labels
+
+
+def test_removing_infra_placement_converges_and_leaves_none_behind(empty_control_plane):
+    # The example inventory places infrastructure components on node-role.kubernetes.io/infra nodes.
+    plane = empty_control_plane
+    placed = site(plane, "-e", '{"site_adopt": true}')
+    assert placed.returncode == 0, placed.stdout + placed.stderr
+    cdi = json.loads(plane.kubectl_run("get", "cdi", "-o", "json").stdout)["items"][0]
+    assert cdi["spec"]["infra"]["nodeSelector"] == {"node-role.kubernetes.io/infra": ""}
+
+    # Emptied in the inventory: HCO's operands then carry an empty placement (infra: {}), which server-side apply
+    # alone turns into null and the API server refuses.
+    removed = site(plane, "-e", '{"site_infra_node_selector": {}}')
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    for kind in ("cdi", "kubevirt", "networkaddonsconfig"):
+        for operand in json.loads(plane.kubectl_run("get", kind, "-A", "-o", "json").stdout)["items"]:
+            assert "node-role.kubernetes.io/infra" not in json.dumps(operand["spec"]), (kind, operand["spec"])
+    cdi = json.loads(plane.kubectl_run("get", "cdi", "-o", "json").stdout)["items"][0]
+    assert cdi["spec"]["infra"] == {}
+
+    mark = plane.audit_offset()
+    again = site(plane, "-e", '{"site_infra_node_selector": {}}')
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert server_writes(plane, mark) == []

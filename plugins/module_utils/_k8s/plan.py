@@ -13,6 +13,7 @@ import typing as t
 from .applyset import ApplySet
 from .client import KubeError
 from .context import Context
+from .emptied import emptied_paths, with_empty, without
 from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, ownership, owns, strip, without_foreign
 from .model import Item, Problem
 from .ownership import conflicts, never_applied, refusal, verdict
@@ -213,5 +214,18 @@ def apply_patch(ctx: Context, item: Item, body: dict[str, t.Any], *, force: bool
         raise ValueError(f"{item.label}: no resource resolved")   # a programming error
     query = {"fieldManager": ctx.options.field_manager, "fieldValidation": "Strict",
              "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
-    return ctx.connection.exchange("PATCH", item.resource.path(item.namespace, item.name), query=query,
-                                   body=body, content_type="application/apply-patch+yaml")
+    where = item.resource.path(item.namespace, item.name)
+    emptied = emptied_paths(body, item.live) if item.live is not None else []
+    if emptied:   # two steps (emptied.py): the emptied mappings' children go first
+        status, first = ctx.connection.exchange("PATCH", where, query=query, body=without(body, emptied),
+                                                content_type="application/apply-patch+yaml")
+        if dry_run:
+            return status, with_empty(t.cast(dict[str, t.Any], first), emptied)
+        try:
+            return ctx.connection.exchange("PATCH", where, query=query, body=body,
+                                           content_type="application/apply-patch+yaml")
+        except KubeError:   # the first step was written: the result says so
+            ctx.ledger.record(item.api_version, item.kind, item.namespace, item.name, "updated", first,
+                              index=None if item.is_parent else item.index, parent=item.is_parent)
+            raise
+    return ctx.connection.exchange("PATCH", where, query=query, body=body, content_type="application/apply-patch+yaml")
