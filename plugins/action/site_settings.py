@@ -74,7 +74,7 @@ class ActionModule(ControllerAction):
         hyperconverged, prereqs_spec = compose(settings, hosts)
         # A setting already refused is planned with its default: what the plan says of it would only repeat it.
         refused = {variable(problem) for problem in errors}
-        errors += [problem for problem in plan_problems(values, hyperconverged, prereqs_spec, hosts)
+        errors += [problem for problem in plan_problems(values, hyperconverged, prereqs_spec, hosts, refused)
                    if variable(problem) not in refused]
         sources = site_values.effective_sources(settings)
         if errors:

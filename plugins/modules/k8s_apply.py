@@ -129,6 +129,15 @@ options:
         Namespace or CRD holding a foreign object fails the task before anything is written.
     type: bool
     default: false
+  namespaces_created_earlier:
+    description:
+      - Namespaces that an earlier task of the same run creates. In check mode that task only predicted them, so an
+        object in one of them cannot be dry-run; it is reported as deferred (RV(objects[].deferred)) without the
+        warning an unknown missing namespace gets. The site playbook passes the namespaces of its prerequisites.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.1.0
   adopt:
     description:
       - "With O(apply_set): take an object that already exists and is not a member of the apply set (a person
@@ -473,6 +482,7 @@ ARGUMENT_SPEC = dict(
     apply_set_namespace=dict(type="str"),
     prune_namespaces=dict(type="bool", default=False),
     adopt=dict(type="bool", default=False),
+    namespaces_created_earlier=dict(type="list", elements="str", default=[]),
     field_manager=dict(type="str", default="virtinfra.hyperconverged"),
     namespace=dict(type="str"),
     wait=dict(type="bool", default=True),
@@ -521,6 +531,7 @@ def main() -> None:
         drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"], adopt=params["adopt"],
         prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
         namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
+        namespaces_created_earlier=frozenset(params["namespaces_created_earlier"]),
         wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
         lock_timeout=float(params["lock_timeout"]), workers=params["concurrency"],
     )

@@ -19,7 +19,7 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.golang import quantity_value
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import selector_matches
 
-FACTS = ("node_memory", "node_labels", "node_taints", "node_provider")
+FACTS = ("node_memory", "node_labels", "node_taints", "node_provider", "node_iommu")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,5 +75,10 @@ def nodes_of(hosts: t.Sequence[Host], *, overcommit_percent: int,
                             f"{overcommit_percent} %, so its swap is sized from its memory (e.g. node_memory: 256Gi)")
         if host.facts.get("node_provider"):  # a virtual platform changes what SR-IOV can select there
             node["provider"] = str(host.facts["node_provider"])
+        iommu = host.facts.get("node_iommu")
+        if isinstance(iommu, bool):   # known off: SR-IOV with vfio-pci reboots the node (a warning names it)
+            node["iommu"] = iommu
+        elif iommu is not None:
+            problems.append(f"hostvars[{host.name}].node_iommu: must be true or false, got {iommu!r}")
         nodes.append(node)
     return nodes, problems

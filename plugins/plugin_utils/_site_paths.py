@@ -14,50 +14,56 @@ from __future__ import annotations
 import re
 import typing as t
 
-# (prefix of the spec path, as a regular expression; the variable it comes from). Longest prefixes first.
+# (prefix of the spec path, the variable it comes from). Longest prefixes first.
 PLAN_PATHS: tuple[tuple[str, str], ...] = (
-    (r"networking\.bridges\[0\]\.networks", "site_vm_networks"),
-    (r"networking\.bridges\[0\]\.vlans", "site_vm_vlans"),
-    (r"networking\.bridges\[0\]\.ports\[0\]", "site_vm_bridge_nic"),
-    (r"networking\.bridges\[0\]\.ports", "site_vm_bridge_nic"),
-    (r"networking\.bridges\[0\]\.node_selector", "site_workload_node_selector"),
-    (r"networking\.bridges\[0\]\.name", "site_vm_bridge"),
-    (r"networking\.bridges\[0\]", "site_vm_bridge_nic"),
-    (r"networking\.migration_network\.nic", "site_migration_nic"),
-    (r"networking\.migration_network\.range", "site_migration_range"),
-    (r"networking\.migration_network", "site_migration_range"),
-    (r"networking\.node_networks", "site_node_networks"),
-    (r"sriov\.policies\[0\]\.nicSelector\.pfNames(\[0\])?", "site_sriov_nic"),
-    (r"sriov\.policies\[0\]\.nicSelector\.vendor", "site_sriov_vendor"),
-    (r"sriov\.policies\[0\]\.numVfs", "site_sriov_num_vfs"),
-    (r"sriov\.policies\[0\]\.resourceName", "site_sriov_resource"),
-    (r"sriov\.policies\[0\]\.nodeSelector", "site_workload_node_selector"),
-    (r"sriov\.policies\[0\]", "site_sriov_nic"),
-    (r"sriov\.networks\[0\]\.networkNamespace", "site_sriov_network_namespace"),
-    (r"sriov\.networks\[0\]\.resourceName", "site_sriov_resource"),
-    (r"sriov", "site_sriov_nic"),
-    (r"storage\.provisioner\.storage_pools", "site_hpp_pools"),
-    (r"storage\.hyperconverged\.spec", "site_hyperconverged_spec"),
-    (r"storage", "site_hpp_pools"),
-    (r"swap\.overcommit_percent", "site_overcommit_percent"),
-    (r"swap\.node_selector", "site_workload_node_selector"),
-    (r"swap\.encrypt", "site_swap_encrypt"),
-    (r"swap\.pool", "site_swap_pool"),
-    (r"swap", "site_overcommit_percent"),
-    (r"hyperconverged\.spec", "site_hyperconverged_spec"),
-    (r"spec", "site_hyperconverged_spec"),
-    (r"platform", "site_platform"),
-    (r"version", "site_platform_version"),
-    (r"hco_namespace", "site_hco_namespace"),
+    ("networking.bridges[0].networks", "site_vm_networks"),
+    ("networking.bridges[0].vlans", "site_vm_vlans"),
+    ("networking.bridges[0].ports[0]", "site_vm_bridge_nic"),
+    ("networking.bridges[0].ports", "site_vm_bridge_nic"),
+    ("networking.bridges[0].node_selector", "site_workload_node_selector"),
+    ("networking.bridges[0].name", "site_vm_bridge"),
+    ("networking.bridges[0]", "site_vm_bridge_nic"),
+    ("networking.migration_network.nic", "site_migration_nic"),
+    ("networking.migration_network.range", "site_migration_range"),
+    ("networking.migration_network", "site_migration_range"),
+    ("networking.node_networks", "site_node_networks"),
+    ("sriov.policies[0].nicSelector.pfNames[0]", "site_sriov_nic"),
+    ("sriov.policies[0].nicSelector.pfNames", "site_sriov_nic"),
+    ("sriov.policies[0].nicSelector.vendor", "site_sriov_vendor"),
+    ("sriov.policies[0].numVfs", "site_sriov_num_vfs"),
+    ("sriov.policies[0].resourceName", "site_sriov_resource"),
+    ("sriov.policies[0].nodeSelector", "site_workload_node_selector"),
+    ("sriov.policies[0]", "site_sriov_nic"),
+    ("sriov.networks[0].networkNamespace", "site_sriov_network_namespace"),
+    ("sriov.networks[0].resourceName", "site_sriov_resource"),
+    ("sriov", "site_sriov_nic"),
+    ("storage.provisioner.storage_pools", "site_hpp_pools"),
+    ("storage.hyperconverged.spec", "site_hyperconverged_spec"),
+    ("storage", "site_hpp_pools"),
+    ("swap.overcommit_percent", "site_overcommit_percent"),
+    ("swap.node_selector", "site_workload_node_selector"),
+    ("swap.encrypt", "site_swap_encrypt"),
+    ("swap.pool", "site_swap_pool"),
+    ("swap", "site_overcommit_percent"),
+    ("hyperconverged.spec", "site_hyperconverged_spec"),
+    ("spec", "site_hyperconverged_spec"),
+    ("platform", "site_platform"),
+    ("version", "site_platform_version"),
+    ("hco_namespace", "site_hco_namespace"),
 )
-_COMPILED = tuple((re.compile(prefix + r"(?=$|[.\[])"), name) for prefix, name in PLAN_PATHS)
+_COMPILED = tuple((re.compile(re.escape(prefix) + r"(?=$|[.\[])"), name) for prefix, name in PLAN_PATHS)
+_SHARED = re.compile(r"^(?:swap|networking|sriov|storage|olm)\.((?:platform|version|hco_namespace|hyperconverged)\b.*)$")
 _NODE = re.compile(r"^(?:\w+\.)?nodes\[(\d+)\](?:\.(\w+))?(.*)$")   # a section's nodes are the site's too
-NODE_FACTS = {"memory": "node_memory", "labels": "node_labels", "taints": "node_taints", "provider": "node_provider"}
+NODE_FACTS = {"memory": "node_memory", "labels": "node_labels", "taints": "node_taints", "provider": "node_provider",
+              "iommu": "node_iommu"}
 
 
 def user_path(plan_path: str, nodes: t.Sequence[t.Mapping[str, t.Any]]) -> str:
     """The variable (and the part of it) a path of the composed plan comes from; the plan's own path where no
     variable gives it (so nothing is hidden)."""
+    shared = _SHARED.match(plan_path)
+    if shared:   # a section's copy of a key all sections share
+        return user_path(shared.group(1), nodes)
     node = _NODE.match(plan_path)
     if node:
         index, fact, rest = int(node.group(1)), node.group(2), node.group(3)
@@ -68,6 +74,18 @@ def user_path(plan_path: str, nodes: t.Sequence[t.Mapping[str, t.Any]]) -> str:
         if match:
             return name + plan_path[match.end():]
     return f"{plan_path} (in the plan composed from the site settings)"
+
+
+def section(plan_path: str) -> str:
+    """The part of the plan a path belongs to: a top-level section, or one of networking's (the bridge, the
+    migration network)."""
+    parts = re.split(r"[.\[]", plan_path, maxsplit=2)
+    return ".".join(parts[:2]) if parts[0] == "networking" and len(parts) > 1 else parts[0]
+
+
+def sections_of(names: t.Collection[str]) -> set[str]:
+    """The sections the settings ``names`` feed."""
+    return {section(prefix) for prefix, name in PLAN_PATHS if name in names}
 
 
 def in_user_words(errors: t.Iterable[tuple[str, str]], nodes: t.Sequence[t.Mapping[str, t.Any]]) -> list[str]:

@@ -17,12 +17,19 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.rend
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import merge
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of
+
+# Every part of the plan depends on these: with one of them refused, planning would only repeat the refusal.
+EVERYWHERE = frozenset({"site_platform", "site_platform_version", "site_hco_namespace", "site_release"})
 
 
 def plan_problems(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], prereqs_spec: dict[str, t.Any],
-                  nodes: t.Sequence[t.Mapping[str, t.Any]]) -> list[str]:
-    """Every problem of the prerequisites and of the HyperConverged they complete, in the user's words."""
+                  nodes: t.Sequence[t.Mapping[str, t.Any]], refused: t.Collection[str] = ()) -> list[str]:
+    """Every problem of the prerequisites and of the HyperConverged they complete, in the user's words. A section
+    fed by a setting in ``refused`` (planned with its default instead) is left out: its problems would be knock-on
+    effects of that refusal."""
+    if EVERYWHERE & set(refused):
+        return []
     found: list[tuple[str, str]] = []
     patch: dict[str, t.Any] = {}
     try:
@@ -38,4 +45,5 @@ def plan_problems(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any
         if values["strict"]:   # as hco_render refuses them with strict (site_strict)
             found += [(field, message.split(": ", 1)[1])
                       for field, message in zip(rendered.pruned, pruned_messages(rendered.release, rendered.pruned))]
-    return in_user_words(found, nodes)
+    skipped = sections_of(refused)
+    return in_user_words([(path, message) for path, message in found if section(path) not in skipped], nodes)

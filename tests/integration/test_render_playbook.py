@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -96,7 +97,10 @@ def test_site_render_mode_is_the_main_job(tmp_path):
                               .read_text())
     assert kubevirt["spec"]["configuration"]["developerConfiguration"]["memoryOvercommit"] == 150
     assert kubevirt["spec"]["configuration"]["migrations"]["network"] == "migration-net"
-    assert f"render mode: {len(names)} manifests written to {tmp_path}" in result.stdout
+    assert f"render mode: {len(names)} manifests in {tmp_path}, {len(names)} written, 0 removed" in result.stdout
+    # Render mode contacts no host, and says nothing about a host pattern or an IOMMU it cannot know.
+    assert "Could not match supplied host pattern" not in result.stdout + result.stderr
+    assert "IOMMU" not in result.stdout
     assert "DEPRECATION" not in result.stdout + result.stderr  # e.g. facts read as top-level variables (2.20+)
     assert ("operands: KubeVirt kubevirt-kubevirt-hyperconverged in kubevirt-hyperconverged, "
             "CDI cdi-kubevirt-hyperconverged (cluster-scoped), NetworkAddonsConfig cluster (cluster-scoped)"
@@ -108,6 +112,14 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     foreign.write_text("# kept by its owner\n")
     again = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}")
     assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
+    assert f"render mode: {len(names)} manifests in {tmp_path}, 0 written, 0 removed" in again.stdout
+    # Check mode says what it would do and writes nothing.
+    check = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",
+                         "-e", "site_mode=hco", "--check")
+    assert check.returncode == 0, check.stdout
+    # hco mode writes the HyperConverged in place of the operands (the HCO-built objects go).
+    assert re.search(r"manifests in \S+, 1 would be written, [1-9]\d* would be removed", check.stdout), check.stdout
+    assert sorted(p.name for p in tmp_path.glob("*.yaml")) == sorted([*names, foreign.name])
     # hco mode renders the HyperConverged instead of the operands: only files this collection wrote are removed.
     hco = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",
                        "-e", "site_mode=hco")
@@ -139,7 +151,7 @@ def test_render_mode_defaults_to_rendered_in_the_working_directory(tmp_path):
     result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", "site_render_dir=",
                           cwd=env_cwd)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert f"manifests written to {env_cwd / 'rendered'}" in result.stdout
+    assert f"manifests in {env_cwd / 'rendered'}, " in result.stdout
     assert len(list((env_cwd / "rendered").glob("*.yaml"))) > 10
 
 

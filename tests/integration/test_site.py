@@ -21,8 +21,8 @@ def site(control_plane, *extra):
 
 
 def summary(stdout: str) -> str:
-    match = re.search(r'"(apply mode \([a-z]+\): \d+ prerequisite and \d+ KubeVirt object\(s\) changed) - a credential'
-                      r' is set: site_kubeconfig"', stdout)
+    match = re.search(r'"apply mode \([a-z]+\): (\d+ prerequisite and \d+ KubeVirt object\(s\)) (would change|changed)'
+                      r' - a credential is set: site_kubeconfig"', stdout)
     assert match, stdout
     return match.group(1)
 
@@ -32,14 +32,19 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     check = site(control_plane, "--check", "--diff")
     assert check.returncode == 0, check.stdout + check.stderr
     assert server_writes(control_plane, mark) == []
+    assert "KubeVirt object(s) would change" in check.stdout
+    assert "node prerequisites: would write " in check.stdout
+    # The namespaces the prerequisites create are known to the KubeVirt stage: no warning that they are missing.
+    assert "does not exist; a real run fails" not in check.stdout
     real = site(control_plane, "--diff")
     assert real.returncode == 0, real.stdout + real.stderr
     assert summary(real.stdout) == summary(check.stdout)
+    assert "node prerequisites: wrote " in real.stdout and "KubeVirt: wrote " in real.stdout
     assert "0 prerequisite and 0" not in summary(real.stdout)
     mark = control_plane.audit_offset()
     again = site(control_plane)
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
-    assert summary(again.stdout) == "apply mode (standalone): 0 prerequisite and 0 KubeVirt object(s) changed"
+    assert summary(again.stdout) == "0 prerequisite and 0 KubeVirt object(s)"
     assert server_writes(control_plane, mark) == []
 
 
@@ -86,3 +91,32 @@ def test_removing_infra_placement_converges_and_leaves_none_behind(empty_control
     again = site(plane, "-e", '{"site_infra_node_selector": {}}')
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert server_writes(plane, mark) == []
+
+
+def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_revert(empty_control_plane):
+    plane = empty_control_plane
+    keep = ("-e", '{"site_infra_node_selector": {}, "site_adopt": true}')
+    assert site(plane, *keep).returncode == 0
+    kubevirt = json.loads(plane.kubectl_run("get", "kubevirt", "-A", "-o", "json").stdout)["items"][0]
+    where = ["-n", kubevirt["metadata"]["namespace"], kubevirt["metadata"]["name"]]
+    plane.kubectl_run("patch", "kubevirt", *where, "--type", "merge", "-p",
+                      '{"spec": {"configuration": {"developerConfiguration": {"memoryOvercommit": 120}}}}')
+    field = "spec.configuration.developerConfiguration.memoryOvercommit"
+    label = f"KubeVirt {kubevirt['metadata']['namespace']}/{kubevirt['metadata']['name']}: {field}"
+
+    reported = site(plane, *keep, "-e", "site_drift=report")
+    assert reported.returncode == 0, reported.stdout
+    assert f"left as they are (site_drift: report): {label} (set by kubectl-patch)" in reported.stdout
+    live = plane.kubectl_run("get", "kubevirt", *where, "-o", "jsonpath={.spec.configuration.developerConfiguration"
+                             ".memoryOvercommit}").stdout
+    assert live == "120"
+
+    reverted = site(plane, *keep)
+    assert reverted.returncode == 0, reverted.stdout
+    assert f"put back: {label} (set by kubectl-patch)" in reverted.stdout
+    live = plane.kubectl_run("get", "kubevirt", *where, "-o", "jsonpath={.spec.configuration.developerConfiguration"
+                             ".memoryOvercommit}").stdout
+    assert live == "150"
+
+    refused = site(plane, *keep, "-e", "site_drift=ignore")
+    assert refused.returncode != 0 and "site_drift: must be one of 'revert', 'report', got 'ignore'" in refused.stdout

@@ -116,6 +116,7 @@ class Options:
     adopt: bool = False  # take existing objects that are not members into the apply set (ownership.py)
     namespace: str | None = None
     check_mode: bool = False
+    namespaces_created_earlier: frozenset[str] = frozenset()   # by an earlier task of the run (check mode: not yet)
     wait: bool = True
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
     wait_timeout: float = 120.0

@@ -120,6 +120,9 @@ class Planner:
             if item.namespace in self.input_namespaces:
                 item.deferred = f"its namespace {item.namespace} is created by this run"
                 return []
+            if self.ctx.options.check_mode and item.namespace in self.ctx.options.namespaces_created_earlier:
+                item.deferred = f"its namespace {item.namespace} is created by an earlier task of this run"
+                return []
             if self.ctx.options.check_mode:
                 # An earlier task of the same play may create it, which check mode does not do: say so.
                 item.deferred = f"its namespace {item.namespace} does not exist yet"

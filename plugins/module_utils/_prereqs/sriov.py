@@ -539,7 +539,9 @@ def _reboot_warning(problems: Problems, where: str, policy: t.Mapping[str, t.Any
         return
     without: dict[str, list[str]] = {}   # kernel arguments -> the nodes that get them: one warning each
     for node in nodes:
-        if isinstance(node, dict) and selector_matches(selector, node.get("labels") or {}) and not node.get("iommu"):
+        # Only a node known to lack it: where the inventory does not say, the preflight role checks the node itself.
+        if isinstance(node, dict) and selector_matches(selector, node.get("labels") or {}) \
+                and node.get("iommu") is False:
             vendor = str(node.get("cpu_vendor", "intel")).lower()
             without.setdefault(IOMMU_KERNEL_ARGS.get(vendor, IOMMU_KERNEL_ARGS["intel"]), []).append(str(node.get("name")))
     for arguments, names in without.items():

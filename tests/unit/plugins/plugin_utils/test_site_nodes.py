@@ -37,3 +37,11 @@ def test_the_nodes_carry_what_the_inventory_says():
     assert problems == []
     assert nodes == [{"name": "w1", "labels": WORKER, "memory": "256Gi", "provider": "openstack",
                       "taints": [{"key": "k", "effect": "NoSchedule"}]}]
+
+
+def test_iommu_is_passed_only_when_the_inventory_says():
+    nodes, problems = plan(Host("w1", {"node_labels": WORKER, "node_memory": "1Gi", "node_iommu": False}),
+                           Host("w2", {"node_labels": WORKER, "node_memory": "1Gi"}),
+                           Host("w3", {"node_labels": WORKER, "node_memory": "1Gi", "node_iommu": "off"}))
+    assert nodes[0]["iommu"] is False and "iommu" not in nodes[1]
+    assert problems == ["hostvars[w3].node_iommu: must be true or false, got 'off'"]

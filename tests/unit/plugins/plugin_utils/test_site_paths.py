@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, user_path
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of, user_path
 
 NODES = [{"name": "infra1"}, {"name": "worker3"}]
 
@@ -28,6 +28,8 @@ NODES = [{"name": "infra1"}, {"name": "worker3"}]
     ("spec.liveMigrationConfig.parallelMigrationsPerCluster",
      "site_hyperconverged_spec.liveMigrationConfig.parallelMigrationsPerCluster"),
     ("version", "site_platform_version"),
+    ("swap.version", "site_platform_version"),
+    ("sriov.hyperconverged.spec.x", "site_hyperconverged_spec.x"),
     ("versionless", "versionless (in the plan composed from the site settings)"),
 ])
 def test_each_plan_path_is_named_by_the_variable_it_comes_from(plan_path, variable):
@@ -39,3 +41,10 @@ def test_one_selector_refused_in_three_sections_is_one_problem():
               ("networking.bridges[0].node_selector.-x", "is not a valid label key"),
               ("sriov.policies[0].nodeSelector.-x", "is not a valid label key")]
     assert in_user_words(errors, NODES) == ["site_workload_node_selector.-x: is not a valid label key"]
+
+
+def test_the_sections_a_setting_feeds():
+    assert sections_of({"site_vm_vlans"}) == {"networking.bridges"}
+    assert sections_of({"site_workload_node_selector"}) == {"networking.bridges", "sriov", "swap"}
+    assert section("networking.bridges[0].networks[1].vlan") == "networking.bridges"
+    assert section("storage.provisioner.storage_pools[0]") == "storage"

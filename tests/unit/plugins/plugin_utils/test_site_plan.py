@@ -38,3 +38,14 @@ def test_every_bad_network_is_named_by_the_users_variable_at_once():
 def test_the_hyperconverged_spec_is_checked_in_the_same_pass():
     problems = problems_of(site_hyperconverged_spec={"liveMigrationConfig": {"parallelMigrationsPerClustr": 5}})
     assert problems and problems[0].startswith("site_hyperconverged_spec.liveMigrationConfig.parallelMigrationsPerClustr")
+
+
+def test_a_section_fed_by_a_refused_setting_is_left_out():
+    settings = site_values.normalize({"site_platform_version": "1.33", "site_vm_bridge_nic": "eno2",
+                                      "site_vm_networks": [{"name": "n", "namespace": "vms", "vlan": 100}]})
+    hyperconverged, spec = compose(settings, NODES)
+    values = site_values.effective(settings)
+    # site_vm_vlans refused (planned empty): VLAN 100 is then not trunked, which is not news to the user.
+    assert plan_problems(values, hyperconverged, spec, NODES)[0].startswith("site_vm_networks[0].vlan: VLAN 100")
+    assert plan_problems(values, hyperconverged, spec, NODES, refused={"site_vm_vlans"}) == []
+    assert plan_problems(values, hyperconverged, spec, NODES, refused={"site_platform_version"}) == []

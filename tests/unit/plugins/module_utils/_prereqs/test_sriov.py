@@ -258,8 +258,9 @@ def test_network_namespace_only_from_the_operator_namespace():  # SR-33
 
 
 def test_vfio_pci_announces_kernel_arguments_and_reboots():  # SR-35
-    nodes = [dict(NODES[0]), {"name": "w2", "labels": dict(WORKER), "iommu": True},
-             {"name": "w3", "labels": dict(WORKER), "cpu_vendor": "AMD"}]
+    nodes = [dict(NODES[0], iommu=False), {"name": "w2", "labels": dict(WORKER), "iommu": True},
+             {"name": "w3", "labels": dict(WORKER), "cpu_vendor": "AMD", "iommu": False},
+             {"name": "w4", "labels": dict(WORKER)}]   # unknown: no claim (the preflight role checks the node)
     warnings = sriov.plan(dict(spec(policy()), nodes=nodes))["warnings"]
     assert [w for w in warnings if "reboots" in w] == [
         ("policies[0]: node w1 has no IOMMU enabled: the config daemon adds the kernel arguments intel_iommu=on "
@@ -271,7 +272,7 @@ def test_vfio_pci_announces_kernel_arguments_and_reboots():  # SR-35
 
 
 def test_the_iommu_warning_for_200_nodes_is_one_line():
-    nodes = [{"name": f"w{index:03d}", "labels": dict(WORKER)} for index in range(200)]
+    nodes = [{"name": f"w{index:03d}", "labels": dict(WORKER), "iommu": False} for index in range(200)]
     states = {node["name"]: STATES["w1"] for node in nodes}
     warnings = [w for w in sriov.plan(dict(spec(policy()), nodes=nodes, node_states=states))["warnings"] if "IOMMU" in w]
     assert warnings == [
