@@ -12,6 +12,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.rend
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs
 
+MANAGED_BY = "app.kubernetes.io/managed-by"
+
 
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC = ARGUMENT_SPEC
@@ -22,6 +24,11 @@ class ActionModule(ControllerAction):
         except RenderError as exc:
             return {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors],
                     "hco_warnings": exc.warnings}
+        if args.get("managed_by"):   # standalone: HCO does not manage these operands
+            for operand in rendered.operands:
+                labels = operand.setdefault("metadata", {}).setdefault("labels", {})
+                if MANAGED_BY in labels:
+                    labels[MANAGED_BY] = args["managed_by"]
         result: dict[str, t.Any] = {
             "operands": rendered.operands,
             "hyperconverged": rendered.hyperconverged,

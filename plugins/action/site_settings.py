@@ -15,7 +15,7 @@ from ansible.utils.vars import load_extra_vars
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import Host, nodes_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import plan_problems
@@ -69,6 +69,10 @@ class ActionModule(ControllerAction):
         inventory, node_problems = nodes_of(
             self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
             overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"])
+        if values["state"] == "absent" and not (action == "apply" or (action == "auto" and found)):
+            errors.append("site_state: absent removes what the site created on a cluster, so it needs apply mode: a "
+                          "credential (site_kubeconfig, K8S_AUTH_KUBECONFIG, or K8S_AUTH_HOST with K8S_AUTH_API_KEY) "
+                          f"and site_action auto or apply (it is {action})")
         hosts = plain(args["nodes"]) + inventory
         errors += node_problems
         hyperconverged, prereqs_spec = compose(settings, hosts)
@@ -86,7 +90,9 @@ class ActionModule(ControllerAction):
                   else f"a credential is set: {found}" if found
                   else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with "
                        "K8S_AUTH_API_KEY)")
-        config = {**values, "apply": apply, "mode_reason": reason, "credential": found,
+        removal_spec, kept = for_removal(prereqs_spec) if values["state"] == "absent" else (prereqs_spec, [])
+        config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
+                  "removal_spec": removal_spec,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.

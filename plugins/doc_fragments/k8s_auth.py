@@ -29,6 +29,28 @@ options:
   ca_cert:
     description: CA bundle to verify the API server with. Defaults to C(K8S_AUTH_SSL_CA_CERT).
     type: path
+  client_cert:
+    description: Client certificate to authenticate with, overriding the kubeconfig. Defaults to C(K8S_AUTH_CERT_FILE).
+    type: path
+    aliases: [cert_file]
+  client_key:
+    description: Key of O(client_cert). Defaults to C(K8S_AUTH_KEY_FILE).
+    type: path
+    aliases: [key_file]
+  proxy:
+    description: HTTP proxy URL for the API server's requests. Defaults to C(K8S_AUTH_PROXY).
+    type: str
+  no_proxy:
+    description: Comma-separated hosts and domains reached without O(proxy). Defaults to C(K8S_AUTH_NO_PROXY).
+    type: str
+  impersonate_user:
+    description: User to act as (Kubernetes impersonation; the credential needs the C(impersonate) verb). Defaults to
+      C(K8S_AUTH_IMPERSONATE_USER).
+    type: str
+  impersonate_groups:
+    description: Groups to act as, with O(impersonate_user). Defaults to C(K8S_AUTH_IMPERSONATE_GROUPS) (comma-separated).
+    type: list
+    elements: str
   request_timeout:
     description: Seconds for one HTTP request.
     type: int

@@ -30,8 +30,8 @@ options:
     default: []
   resources:
     description:
-      - C(apiVersion/kind) -> C({resource}), the RV(virtinfra.hyperconverged.cluster_facts#module:resources) of
-        M(virtinfra.hyperconverged.cluster_facts). Kinds missing here get the default plural and are listed in
+      - C(apiVersion/kind) -> C({resource}), the RV(virtinfra.hyperconverged.cluster_info#module:resources) of
+        M(virtinfra.hyperconverged.cluster_info). Kinds missing here get the default plural and are listed in
         RV(_value.guessed).
     type: dict
     default: {}
@@ -89,8 +89,8 @@ _value:
       type: list
       elements: str
     kinds:
-      description: Every kind involved as C({apiVersion, kind}), ready for the O(virtinfra.hyperconverged.cluster_facts#module:kinds)
-        option of M(virtinfra.hyperconverged.cluster_facts).
+      description: Every kind involved as C({apiVersion, kind}), ready for the O(virtinfra.hyperconverged.cluster_info#module:kinds)
+        option of M(virtinfra.hyperconverged.cluster_info).
       type: list
       elements: dict
 """
@@ -109,7 +109,7 @@ def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, n
     if not isinstance(written, (list, tuple)) or not isinstance(read, (list, tuple)):
         raise AnsibleFilterError("automation_rbac: the input and read= must be lists of objects or {apiVersion, kind}")
     if resources is not None and not isinstance(resources, dict):
-        raise AnsibleFilterError("automation_rbac: resources= must be the cluster_facts resources mapping")
+        raise AnsibleFilterError("automation_rbac: resources= must be the cluster_info resources mapping")
     if not isinstance(apply_sets, (list, tuple)) or not all(isinstance(n, str) and n for n in apply_sets):
         raise AnsibleFilterError("automation_rbac: apply_sets= must be a list of apply-set names")
     try:

@@ -11,11 +11,11 @@ version_added: 0.1.0
 author:
   - virtinfra.hyperconverged contributors (@virtinfra)
 description:
-  - Takes the objects a run would write and the C(served) map of M(virtinfra.hyperconverged.cluster_facts) (keyed
+  - Takes the objects a run would write and the C(served) map of M(virtinfra.hyperconverged.cluster_info) (keyed
     C(apiVersion/kind)) and returns one line per kind that is not served, naming the operator or platform that
     provides it. A kind missing from C(served) counts as served.
   - With C(served) null it returns the kinds themselves instead, each C({apiVersion, kind}) once, as the C(kinds)
-    option of M(virtinfra.hyperconverged.cluster_facts) takes them.
+    option of M(virtinfra.hyperconverged.cluster_info) takes them.
   - The site playbook uses it to refuse, before anything is written, a run whose operators are not all installed.
 options:
   _input:
@@ -31,7 +31,7 @@ options:
 
 EXAMPLES = r"""
 - name: Read which kinds the cluster serves
-  virtinfra.hyperconverged.cluster_facts:
+  virtinfra.hyperconverged.cluster_info:
     kinds: "{{ objects | virtinfra.hyperconverged.missing_operators(None) }}"
   register: cluster
 

@@ -135,6 +135,14 @@ options:
       - With C(true) such a field fails the task instead, listing every one. The site playbook sets it (C(site_strict)).
     type: bool
     default: false
+  managed_by:
+    description:
+      - The C(app.kubernetes.io/managed-by) label of every operand. HCO labels them C(hco-operator), and so does this
+        module by default, so that operands can be compared with what HCO builds.
+      - Where no HCO manages them (standalone mode), give the name of what does; the hyperconverged role and the
+        site give C(virtinfra.hyperconverged), so that nobody takes them for HCO's.
+    type: str
+    version_added: 0.1.0
 notes:
   - The engine is pure Python under C(plugins/module_utils/_hco) and runs on the controller.
   - Keys a jsonpatch adds that are not fields of the operand's Go type are dropped by HCO; this engine keeps them,

@@ -286,7 +286,7 @@ extends_documentation_fragment:
   - virtinfra.hyperconverged.k8s_auth
 seealso:
   - module: virtinfra.hyperconverged.hco_render
-  - module: virtinfra.hyperconverged.cluster_facts
+  - module: virtinfra.hyperconverged.cluster_info
 """
 
 EXAMPLES = r"""

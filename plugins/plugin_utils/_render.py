@@ -39,6 +39,7 @@ ARGUMENT_SPEC: dict[str, t.Any] = {
     "status": {"type": "dict", "default": {}},
     "common_golden_images": {"type": "list", "elements": "dict"},
     "strict": {"type": "bool", "default": False},
+    "managed_by": {"type": "str"},
 }
 
 

@@ -68,3 +68,20 @@ def compose(settings: Settings, nodes: list[dict[str, t.Any]]) -> tuple[dict[str
     return hyperconverged, spec
 
 
+
+
+def for_removal(prereqs_spec: dict[str, t.Any]) -> tuple[dict[str, t.Any], list[str]]:
+    """The prerequisites a removal deletes, and what it keeps and why: the VM bridge stays, since nmstate never
+    reverts a deleted policy (the bridge would stay on the nodes, unmanaged); the networking guide removes it."""
+    spec = {**prereqs_spec}
+    notes = []
+    networking = dict(spec.get("networking") or {})
+    for bridge in networking.pop("bridges", []):
+        notes.append(f"the VM bridge {bridge['name']} (its NodeNetworkConfigurationPolicy and networks) is kept: "
+                     "nmstate does not undo a deleted policy on the nodes; remove the bridge as the networking guide "
+                     "describes")
+    if networking.get("migration_network") or networking.get("policies") or networking.get("nads"):
+        spec["networking"] = networking
+    else:
+        spec.pop("networking", None)
+    return spec, notes

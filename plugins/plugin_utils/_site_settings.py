@@ -122,6 +122,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_hco_namespace", "str", "kubevirt-hyperconverged", "Namespace of the HyperConverged and its "
             "operands.", check=_dns_label),
     Setting("site_preset", "str", "", "Preset applied to the HyperConverged (empty: none).", choices=("", "kkp")),
+    Setting("site_state", "str", "present", "present configures the site; absent removes what the site created on "
+            "the cluster, the KubeVirt side first (the HyperConverged or the operands, the preset's objects), then "
+            "the node prerequisites (Namespaces, objects others made and the VM bridge's policy stay), and leaves the "
+            "nodes as they are.", choices=("present", "absent")),
+    Setting("site_remove_despite_vms", "bool", False, "With site_state absent: remove KubeVirt although "
+            "VirtualMachines exist (false: the run stops before removing anything, naming them)."),
     Setting("site_adopt", "bool", False, "Take objects that already exist under the names the site writes (a "
             "KubeVirt installed by hand, objects another tool made) into the site's apply sets: they are then "
             "updated, and pruned when they leave the configuration. False: such an object stops the run before "
@@ -193,6 +199,8 @@ LABELS = {
     "site_mode": "Who owns the KubeVirt operands (HCO or this collection)",
     "site_hco_namespace": "Namespace of KubeVirt",
     "site_preset": "Preset",
+    "site_state": "Configure the site or remove it",
+    "site_remove_despite_vms": "Remove KubeVirt although VirtualMachines exist",
     "site_adopt": "Take over existing objects of the same names",
     "site_strict": "Refuse unknown HyperConverged fields",
     "site_hyperconverged_spec": "HyperConverged spec",
@@ -231,6 +239,6 @@ INTERNAL = frozenset({
     "site_manifests", "site_written", "site_rendered_count", "site_plan", "site_workload", "site_changed_prereqs",
     "site_changed_kubevirt", "site_swap_nodes", "site_drift_total", "site_drifted", "site_warnings", "site_expanded", "site_render",
     "site_account_written", "site_account_read", "site_settings", "site_cluster", "site_run_mode", "site_missing",
-    "site_state", "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources",
+    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources",
 })
 

@@ -7,6 +7,10 @@ and anything outside its rules is refused by the server."""
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -25,9 +29,20 @@ ACCOUNT, NAMESPACE = "virtinfra-hyperconverged", "virtinfra-automation"
 @pytest.fixture(scope="module")
 def account_kubeconfig(empty_control_plane, tmp_path_factory):
     plane = empty_control_plane
-    created = run_playbook(ROOT / "playbooks" / "automation_account.yml", *INVENTORY,
-                           "-e", f"site_admin_kubeconfig={plane.kubeconfig}")
+    # The getting-started guide's command as written, in a directory laid out as it says: the inventory copied from
+    # examples/inventory and the admin kubeconfig beside it, named by a path relative to where the command runs.
+    workdir = tmp_path_factory.mktemp("getting-started")
+    shutil.copytree(ROOT / "examples" / "inventory", workdir / "inventory")
+    shutil.copy(plane.kubeconfig, workdir / "admin.kubeconfig")
+    command = ("-i", "inventory/", "virtinfra.hyperconverged.automation_account",
+               "-e", "site_admin_kubeconfig=admin.kubeconfig")
+    created = run_bare(command, workdir, "-e", "site_mode=standalone")
     assert created.returncode == 0, created.stdout + created.stderr
+    # A path that is not there is named as searched, before anything is contacted.
+    missing = run_bare(command[:-1] + ("site_admin_kubeconfig=nowhere.kubeconfig",), workdir)
+    assert missing.returncode != 0
+    assert (f"site_admin_kubeconfig: no such file (looked for {workdir / 'nowhere.kubeconfig'}; a relative path is "
+            f"read from the directory ansible-playbook runs in ({workdir}))") in missing.stdout, missing.stdout
     token = plane.kubectl_run("create", "token", ACCOUNT, "-n", NAMESPACE, "--duration=1h").stdout.strip()
     config = json.loads(plane.kubeconfig.read_text(encoding="utf-8"))
     config["users"] = [{"name": "automation", "user": {"token": token}}]
@@ -37,6 +52,14 @@ def account_kubeconfig(empty_control_plane, tmp_path_factory):
     path.write_text(json.dumps(config), encoding="utf-8")
     path.chmod(0o600)
     return path
+
+
+def run_bare(arguments, cwd, *extra):
+    """ansible-playbook with the arguments as a user types them (the interpreter aside, which the test venv needs)."""
+    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".cache" / "collections"), ANSIBLE_NOCOLOR="1")
+    command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), *arguments,
+               "-e", f"ansible_python_interpreter={sys.executable}", *extra]
+    return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
 
 
 def cluster_role(plane):

@@ -110,7 +110,7 @@ HYPERCONVERGED = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverg
 RENDER = {"name": "Render the operands the examples use", "register": "rendered",
           "virtinfra.hyperconverged.hco_render": {"hyperconverged": HYPERCONVERGED}}
 CONTEXT: dict[str, dict[str, t.Any]] = {
-    "cluster_facts": {"cluster": True},
+    "cluster_info": {"cluster": True},
     "hco_render": {"vars": {"hyperconverged": HYPERCONVERGED}},
     "k8s_apply": {"cluster": True, "before": [RENDER, {
         "name": "Write the manifests the src example applies", "check_mode": False,
@@ -118,7 +118,7 @@ CONTEXT: dict[str, dict[str, t.Any]] = {
                                                      "objects": "{{ rendered.operands }}"}}]},
     "node_prereqs": {"vars": {"cluster_nodes": [
         {"name": "worker1", "memory": "256Gi", "labels": {"node-role.kubernetes.io/worker": ""}}]}},
-    "preflight_facts": {},
+    "preflight_info": {},
     "site_settings": {"inventory": True},
     "vm_validate": {"before": [RENDER], "files": {"vm.yml": {
         "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "vm1", "namespace": "vms"},

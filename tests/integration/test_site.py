@@ -120,3 +120,40 @@ def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_rev
 
     refused = site(plane, *keep, "-e", "site_drift=ignore")
     assert refused.returncode != 0 and "site_drift: must be one of 'revert', 'report', got 'ignore'" in refused.stdout
+
+
+def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_and_converges(empty_control_plane):
+    plane = empty_control_plane
+    keep = ("-e", '{"site_infra_node_selector": {}, "site_adopt": true}')
+    assert site(plane, *keep).returncode == 0
+    plane.kubectl_run("create", "-f", "-", input=json.dumps({
+        "apiVersion": "kubevirt.io/v1", "kind": "VirtualMachine", "metadata": {"name": "db1", "namespace": "vms"},
+        "spec": {"runStrategy": "Halted", "template": {"spec": {"domain": {"devices": {}}}}}}))
+    plane.kubectl_run("create", "configmap", "mine", "-n", "vms")   # a person's object in the site's namespace
+    absent = ("-e", '{"site_infra_node_selector": {}, "site_state": "absent"}')
+
+    mark = plane.audit_offset()
+    refused = site(plane, *absent)
+    assert refused.returncode != 0
+    assert "nothing was removed: 1 VirtualMachine(s) exist (vms/db1)" in refused.stdout, refused.stdout
+    assert "KubeVirt: FAILED, wrote nothing" in refused.stdout
+    assert "node prerequisites: not started, nothing written" in refused.stdout
+    assert server_writes(plane, mark) == []
+
+    plane.kubectl_run("delete", "virtualmachine", "db1", "-n", "vms")
+    removed = site(plane, *absent)
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert re.search(r"removal \(standalone\): [1-9]\d* KubeVirt and [1-9]\d* prerequisite object\(s\) deleted",
+                     removed.stdout), removed.stdout
+    for kind in ("kubevirt", "cdi", "networkaddonsconfig", "hostpathprovisioner", "sriovnetworknodepolicy"):
+        assert json.loads(plane.kubectl_run("get", kind, "-A", "-o", "json").stdout)["items"] == [], kind
+    # Kept: the Namespaces and what is in them, and the VM bridge's policy (nmstate would not undo it).
+    assert plane.kubectl_run("get", "configmap", "mine", "-n", "vms", check=False).returncode == 0
+    assert plane.kubectl_run("get", "nodenetworkconfigurationpolicy", "br1-policy", check=False).returncode == 0
+    assert "the VM bridge br1" in removed.stdout
+
+    mark = plane.audit_offset()
+    again = site(plane, *absent)
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert "removal (standalone): 0 KubeVirt and 0 prerequisite object(s) deleted" in again.stdout
+    assert server_writes(plane, mark) == []

@@ -23,6 +23,7 @@ try:
     from kubernetes import client as k8s_client
     from kubernetes import config as k8s_config
     from kubernetes.config.config_exception import ConfigException
+    from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
 except ImportError as exc:  # reported by the module with missing_required_lib
     KUBERNETES_IMPORT_ERROR: ImportError | None = exc
 else:
@@ -81,6 +82,9 @@ class Connection:
 
     def __init__(self, *, kubeconfig: str | dict[str, t.Any] | None = None, context: str | None = None,
                  host: str | None = None, api_key: str | None = None,
+                 client_cert: str | None = None, client_key: str | None = None,
+                 proxy: str | None = None, no_proxy: str | None = None,
+                 impersonate_user: str | None = None, impersonate_groups: t.Sequence[str] = (),
                  validate_certs: bool | None = None, ca_cert: str | None = None,
                  request_timeout: float = 30.0, retries: int = 5, backoff: float = 0.5,
                  timeout: float | None = None,
@@ -108,6 +112,19 @@ class Connection:
             configuration.host = host
         if api_key:
             configuration.api_key = {"authorization": f"Bearer {api_key}"}
+        # kubernetes.core's options, where the kubernetes client's Configuration takes them.
+        if client_cert:
+            configuration.cert_file = client_cert
+        if client_key:
+            configuration.key_file = client_key
+        if proxy:
+            configuration.proxy = proxy
+        if no_proxy:
+            configuration.no_proxy = no_proxy
+        # Kubernetes' user impersonation headers (k8s.io/client-go transport, ImpersonationConfig).
+        self._impersonation: list[tuple[str, str]] = (
+            ([("Impersonate-User", impersonate_user)] if impersonate_user else [])
+            + [("Impersonate-Group", group) for group in impersonate_groups])
         if validate_certs is not None:
             configuration.verify_ssl = validate_certs
         if ca_cert:
@@ -172,7 +189,9 @@ class Connection:
         target = self._path_prefix + path
         if query:
             target += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
-        headers = {"Accept": accept, "User-Agent": "virtinfra.hyperconverged"}
+        headers = HTTPHeaderDict({"Accept": accept, "User-Agent": "virtinfra.hyperconverged"})
+        for name, value in self._impersonation:   # one header per group, as the API server reads them
+            headers.add(name, value)
         token = self._bearer()
         if token:
             headers["Authorization"] = token

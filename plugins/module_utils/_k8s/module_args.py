@@ -19,6 +19,13 @@ AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
     api_key=dict(type="str", no_log=True, fallback=(env_fallback, ["K8S_AUTH_API_KEY"])),
     validate_certs=dict(type="bool", aliases=["verify_ssl"], fallback=(env_fallback, ["K8S_AUTH_VERIFY_SSL"])),
     ca_cert=dict(type="path", fallback=(env_fallback, ["K8S_AUTH_SSL_CA_CERT"])),
+    # As kubernetes.core names them, with the same environment variables.
+    client_cert=dict(type="path", aliases=["cert_file"], fallback=(env_fallback, ["K8S_AUTH_CERT_FILE"])),
+    client_key=dict(type="path", aliases=["key_file"], no_log=False, fallback=(env_fallback, ["K8S_AUTH_KEY_FILE"])),
+    proxy=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_PROXY"])),
+    no_proxy=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_NO_PROXY"])),
+    impersonate_user=dict(type="str", fallback=(env_fallback, ["K8S_AUTH_IMPERSONATE_USER"])),
+    impersonate_groups=dict(type="list", elements="str", fallback=(env_fallback, ["K8S_AUTH_IMPERSONATE_GROUPS"])),
     request_timeout=dict(type="int", default=30),
     retries=dict(type="int", default=5),
     timeout=dict(type="int", default=900),
@@ -31,6 +38,10 @@ def connect(params: t.Mapping[str, t.Any]) -> Connection:
         kubeconfig = os.path.expanduser(kubeconfig)
     return Connection(kubeconfig=kubeconfig, context=params.get("context"), host=params.get("host"),
                       api_key=params.get("api_key"), validate_certs=params.get("validate_certs"),
+                      client_cert=params.get("client_cert"), client_key=params.get("client_key"),
+                      proxy=params.get("proxy"), no_proxy=params.get("no_proxy"),
+                      impersonate_user=params.get("impersonate_user"),
+                      impersonate_groups=params.get("impersonate_groups") or (),
                       ca_cert=params.get("ca_cert"), request_timeout=float(params.get("request_timeout") or 30),
                       retries=_int_or(params.get("retries"), 5), timeout=float(params.get("timeout") or 900))
 

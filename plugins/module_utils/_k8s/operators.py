@@ -45,7 +45,7 @@ def kinds_of(objects: t.Iterable[t.Mapping[str, t.Any]]) -> list[tuple[str, str]
 
 def unserved(objects: t.Iterable[t.Mapping[str, t.Any]], served: t.Mapping[str, bool]) -> list[str]:
     """One line per kind the server does not serve, naming what provides it; ``served`` is keyed
-    ``apiVersion/kind`` (the cluster_facts module's ``served``)."""
+    ``apiVersion/kind`` (the cluster_info module's ``served``)."""
     lines = []
     for api_version, kind in kinds_of(objects):
         if served.get(f"{api_version}/{kind}", True):

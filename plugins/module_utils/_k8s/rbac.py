@@ -17,7 +17,7 @@ from .lock import lease_name
 WRITE_VERBS = ("create", "get", "list", "patch")
 READ_VERBS = ("get", "list")
 
-# Read by every run whatever the spec: HCO detection (cluster_facts) and the live CRD schemas that k8s_apply
+# Read by every run whatever the spec: HCO detection (cluster_info) and the live CRD schemas that k8s_apply
 # validates custom resources against before it writes.
 ALWAYS_READ = (
     {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged"},

@@ -44,8 +44,7 @@ def report(ctx: Context, items: list[Item], pruned: list[dict[str, t.Any]], appl
         "pruned": pruned,
         "drift_total": sum(o["drift"]["count"] for o in objects),
         "reverted_total": sum(o["reverted"] for o in objects),
-        "requests": {"total": ctx.connection.request_count, "writes": ctx.connection.write_count,
-                     "by_method": dict(ctx.connection.requests)},
+        "requests": requests_made(ctx.connection),
         "diff": diffs,
         "warnings": ctx.warnings,
     }
@@ -108,3 +107,11 @@ def sized(result: dict[str, t.Any], report_mode: str) -> dict[str, t.Any]:
     if report_mode == "all":
         return result
     return {**result, "objects": [entry for entry in result["objects"] if noteworthy(entry)]}
+
+
+def requests_made(connection: t.Any) -> dict[str, t.Any]:
+    """The requests a connection made, in the one shape every module returns: C({total, writes, by_method})."""
+    if connection is None:
+        return {"total": 0, "writes": 0, "by_method": {}}
+    return {"total": connection.request_count, "writes": connection.write_count,
+            "by_method": dict(connection.requests)}

@@ -11,7 +11,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.filter.automation_rbac
 KINDS = [{"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt"}]
 
 
-def test_kinds_listed_for_cluster_facts_include_the_always_read_ones():
+def test_kinds_listed_for_cluster_info_include_the_always_read_ones():
     kinds = automation_rbac(KINDS)["kinds"]
     assert kinds[0] == KINDS[0]
     assert {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"} in kinds

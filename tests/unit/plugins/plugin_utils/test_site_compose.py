@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, merge
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal, merge
 
 
 def check(**provided):
@@ -40,3 +40,14 @@ def test_merge_is_recursive_and_leaves_its_inputs():
     base = {"a": {"b": 1, "c": 2}}
     assert merge(base, {"a": {"c": 3}, "d": 4}) == {"a": {"b": 1, "c": 3}, "d": 4}
     assert base == {"a": {"b": 1, "c": 2}}
+
+
+def test_a_removal_keeps_the_vm_bridge_and_says_why():
+    settings = check(site_vm_bridge_nic="eno2", site_vm_networks=[{"name": "n", "namespace": "vms", "vlan": 0}],
+                     site_migration_nic="eno3", site_migration_range="10.9.0.0/24")
+    spec = compose(settings, [])[1]
+    removal, kept = for_removal(spec)
+    assert "bridges" not in removal["networking"] and removal["networking"]["migration_network"]
+    assert spec["networking"]["bridges"]   # the plan itself is left as it was
+    assert len(kept) == 1 and kept[0].startswith("the VM bridge br1 ")
+    assert for_removal(compose(check(site_vm_bridge_nic="eno2"), [])[1])[0].get("networking") is None

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 DOCUMENTATION = r"""
-module: cluster_facts
+module: cluster_info
 short_description: Platform, version and HyperConverged Cluster Operator presence of a Kubernetes cluster
 version_added: 0.1.0
 author:
@@ -77,7 +77,7 @@ seealso:
 
 EXAMPLES = r"""
 - name: Find out whether HCO manages KubeVirt here
-  virtinfra.hyperconverged.cluster_facts:
+  virtinfra.hyperconverged.cluster_info:
     kinds:
       - {apiVersion: monitoring.coreos.com/v1, kind: PrometheusRule}
   register: cluster
@@ -113,9 +113,10 @@ objects:
   type: dict
   sample: {"nmstate.io/v1/NodeNetworkConfigurationPolicy": []}
 requests:
-  description: HTTP requests made.
+  description: HTTP requests this call made, C({total, writes, by_method}) as M(virtinfra.hyperconverged.k8s_apply)
+    returns them (C(writes) is always 0).
   returned: always
-  type: int
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
@@ -129,6 +130,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
     AUTH_ARGUMENT_SPEC,
     connect,
 )
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
 
 
 def _kind_list() -> dict:
@@ -151,8 +153,8 @@ def main() -> None:
         connection = connect(module.params)
         facts = cluster_facts(connection, _kind_pairs(module.params["kinds"]), _kind_pairs(module.params["read"]))
     except KubeError as exc:
-        module.fail_json(msg=str(exc), status=exc.status, requests=connection.request_count if connection else 0)
-    module.exit_json(changed=False, requests=connection.request_count if connection else 0, **facts)
+        module.fail_json(msg=str(exc), status=exc.status, requests=requests_made(connection))
+    module.exit_json(changed=False, requests=requests_made(connection), **facts)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 DOCUMENTATION = r"""
-module: preflight_facts
+module: preflight_info
 short_description: Check whether a host can run KubeVirt virtual machines
 version_added: 0.1.0
 author:
@@ -60,7 +60,7 @@ options:
 
 EXAMPLES = r"""
 - name: Check the host
-  virtinfra.hyperconverged.preflight_facts:
+  virtinfra.hyperconverged.preflight_info:
     profile: production
     need_iommu: true
   register: preflight

@@ -1,0 +1,41 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The kubernetes.core connection options k8s_apply takes as that collection names them, through the module as a
+playbook runs it: user impersonation (the API server decides as the impersonated user) and their K8S_AUTH_*
+environment variables."""
+
+from __future__ import annotations
+
+import textwrap
+
+from test_render_playbook import run_playbook
+
+PLAY = """\
+- hosts: localhost
+  connection: local
+  gather_facts: false
+  tasks:
+    - name: Apply as someone else
+      virtinfra.hyperconverged.k8s_apply:
+        objects:
+          - {apiVersion: v1, kind: ConfigMap, metadata: {name: impersonated, namespace: default}}
+        kubeconfig: "%s"
+        context: admin
+"""
+
+
+def test_impersonation_makes_the_server_decide_as_that_user(tmp_path, control_plane):
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(textwrap.dedent(PLAY % control_plane.kubeconfig))
+    # The admin token may impersonate; the limited user may not create ConfigMaps.
+    refused = run_playbook(playbook, env_extra={"K8S_AUTH_IMPERSONATE_USER": "limited",
+                                                "K8S_AUTH_IMPERSONATE_GROUPS": "system:authenticated"})
+    assert refused.returncode != 0
+    assert 'User "limited" cannot' in refused.stdout, refused.stdout
+    events = [e for e in control_plane.audit_events() if (e.get("impersonatedUser") or {}).get("username") == "limited"]
+    assert events and {g for e in events for g in e["impersonatedUser"].get("groups") or []} >= {"system:authenticated"}
+    # Without it, the admin's own rights apply.
+    done = run_playbook(playbook)
+    assert done.returncode == 0, done.stdout
+    control_plane.kubectl_run("delete", "configmap", "impersonated", "-n", "default")
