@@ -82,7 +82,9 @@ def lines(stages: t.Sequence[Stage], *, check_mode: bool, drift_mode: str, failu
     else:
         out.append("drift: none")
     if failure:
-        stopped = next((one.name for one in stages if one.state == "failed"), "the plan or the nodes")
+        # The stage that failed, else the first that never started (a check before its first write refused).
+        stopped = next((one.name for one in stages if one.state == "failed"),
+                       next((one.name for one in stages if one.state == "not started"), "the cluster side"))
         out.append(f"the run stopped at {stopped}: {failure}")
         out.append("to resume: fix the cause and run the site again; it starts over from the plan, finds what is "
                    "already written unchanged, and writes only the rest")

@@ -136,8 +136,9 @@ def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_an
     refused = site(plane, *absent)
     assert refused.returncode != 0
     assert "nothing was removed: 1 VirtualMachine(s) exist (vms/db1)" in refused.stdout, refused.stdout
-    assert "KubeVirt: FAILED, wrote nothing" in refused.stdout
+    assert "KubeVirt: not started, nothing written" in refused.stdout
     assert "node prerequisites: not started, nothing written" in refused.stdout
+    assert "the run stopped at KubeVirt: " in refused.stdout
     assert server_writes(plane, mark) == []
 
     plane.kubectl_run("delete", "virtualmachine", "db1", "-n", "vms")

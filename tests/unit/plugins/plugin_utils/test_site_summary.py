@@ -54,3 +54,9 @@ def test_deletions_are_listed_once():
     result = {"objects": [obj("CDI", "cdi", "deleted"), obj("Namespace", "vms", "kept")],
               "deleted": [{"kind": "CDI", "name": "cdi", "namespace": None, "action": "deleted"}]}
     assert stage("KubeVirt", [result]).written == ("deleted CDI cdi",)
+
+
+def test_a_refusal_before_any_write_is_placed_at_the_first_stage_that_never_started():
+    stages = [stage("KubeVirt", [None]), stage("node prerequisites", [None])]
+    out = lines(stages, check_mode=False, drift_mode="revert", failure="Refuse: 1 VirtualMachine(s) exist")
+    assert "the run stopped at KubeVirt: Refuse: 1 VirtualMachine(s) exist" in out
