@@ -11,12 +11,17 @@ version_added: 0.1.0
 author:
   - virtinfra.hyperconverged contributors (@virtinfra)
 description:
-  - Turns the kinds a run writes and reads into RBAC rules that grant exactly the verbs the collection sends.
-  - Written kinds get C(create), C(get), C(list), C(patch) (server-side apply, its dry run, drift and ownership
-    lists) and C(delete) when O(delete) is true (prune and C(state=absent)).
-  - Read kinds get C(get) and C(list). HyperConverged, Deployment (HCO detection) and CustomResourceDefinition (the
-    schemas custom resources are validated against) are always read.
-  - The rules are cluster-wide because the apply module lists each kind across namespaces to find what it owns.
+  - Turns the objects a run writes and the kinds it reads into RBAC rules that grant exactly the verbs the collection
+    sends, where it sends them.
+  - A cluster-scoped object is granted by name - C(create), C(get), C(patch) and, when O(delete) is true, C(delete)
+    (prune, C(state=absent)) - plus C(list) on its kind (the pruner's labelled search, which names cannot limit).
+  - A namespaced object is granted by a Role in its namespace (RV(_value.roles)), with C(list) there; the apply
+    module lists namespace by namespace when a list across the cluster is forbidden.
+  - Namespaces and CustomResourceDefinitions are never granted C(delete): the collection never deletes them.
+  - An entry without a name (C({apiVersion, kind})) is granted on its kind across the cluster, as nothing narrower
+    is known.
+  - Read kinds get C(get) and C(list) across the cluster. HyperConverged, Deployment (HCO detection) and
+    CustomResourceDefinition (the schemas custom resources are validated against) are always read.
 options:
   _input:
     description: Objects or C({apiVersion, kind}) entries the run writes.
@@ -54,6 +59,9 @@ options:
     type: list
     elements: str
     default: []
+  parent_namespace:
+    description: Namespace of the apply sets' parents and locks; their rules go into the Role there.
+    type: str
 """
 
 EXAMPLES = r"""
@@ -69,9 +77,17 @@ _value:
   type: dict
   contains:
     objects:
-      description: Namespace, ServiceAccount, ClusterRole and ClusterRoleBinding.
+      description: Namespace, ServiceAccount, ClusterRole, ClusterRoleBinding, and a Role and RoleBinding per namespace
+        written to.
       type: list
       elements: dict
+    namespaces:
+      description: The Namespaces of the Roles (other than the account's), to create before the Roles.
+      type: list
+      elements: dict
+    roles:
+      description: Namespace -> the rules of the Role there.
+      type: dict
     rules:
       description: The ClusterRole rules.
       type: list
@@ -105,7 +121,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac
 
 def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, name: str = "virtinfra-hyperconverged",
                     namespace: str = "virtinfra-automation", delete: bool = True,
-                    apply_sets: t.Any = ()) -> dict[str, t.Any]:
+                    apply_sets: t.Any = (), parent_namespace: str | None = None) -> dict[str, t.Any]:
     if not isinstance(written, (list, tuple)) or not isinstance(read, (list, tuple)):
         raise AnsibleFilterError("automation_rbac: the input and read= must be lists of objects or {apiVersion, kind}")
     if resources is not None and not isinstance(resources, dict):
@@ -114,7 +130,7 @@ def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, n
         raise AnsibleFilterError("automation_rbac: apply_sets= must be a list of apply-set names")
     try:
         return compute(written, read, resources, name=name, namespace=namespace, delete=bool(delete),
-                       apply_sets=list(apply_sets))
+                       apply_sets=list(apply_sets), parent_namespace=parent_namespace or None)
     except RbacError as exc:
         raise AnsibleFilterError(f"automation_rbac: {exc}") from exc
 

@@ -69,13 +69,38 @@ def cluster_role(plane):
 def test_rules_name_each_resource_and_verb(empty_control_plane, account_kubeconfig):
     del account_kubeconfig
     rules = cluster_role(empty_control_plane)["rules"]
-    flat = {(group, resource): tuple(rule["verbs"]) for rule in rules for group in rule["apiGroups"]
-            for resource in rule["resources"]}
-    assert all("*" not in g + r and "*" not in v for (g, r), v in flat.items()), rules
-    assert flat[("kubevirt.io", "kubevirts")] == ("create", "delete", "get", "list", "patch")
-    assert flat[("nmstate.io", "nodenetworkconfigurationpolicies")] == ("create", "delete", "get", "list", "patch")
-    assert flat[("apiextensions.k8s.io", "customresourcedefinitions")] == ("get", "list")
-    assert ("", "secrets") not in flat and ("rbac.authorization.k8s.io", "clusterroles") not in flat
+    assert all("*" not in "".join(r["apiGroups"] + r["resources"] + r["verbs"]) for r in rules), rules
+    # Cluster-scoped objects by name; only get and list go without names.
+    named = {(r["apiGroups"][0], r["resources"][0]): (tuple(r["resourceNames"]), tuple(r["verbs"]))
+             for r in rules if "resourceNames" in r}
+    assert named[("cdi.kubevirt.io", "cdis")] == (("cdi-kubevirt-hyperconverged",), ("create", "delete", "get", "patch"))
+    assert "delete" not in named[("", "namespaces")][1]
+    assert all(set(r["verbs"]) <= {"get", "list"} for r in rules if "resourceNames" not in r), rules
+    assert not [r for r in rules if set(r["resources"]) & {"secrets", "configmaps"}], rules
+    # Namespaced objects by a Role in their namespace.
+    role = json.loads(empty_control_plane.kubectl_run("get", "role", ACCOUNT, "-n", "vms", "-o", "json").stdout)
+    assert [(r["apiGroups"], r["resources"]) for r in role["rules"]] == [(["k8s.cni.cncf.io"],
+                                                                          ["network-attachment-definitions"])]
+
+
+def can_i(plane, kubeconfig, *question):
+    token = json.loads(kubeconfig.read_text())["users"][0]["user"]["token"]
+    answer = plane.kubectl_run(f"--token={token}", "auth", "can-i", *question, check=False)
+    return answer.stdout.strip() == "yes"
+
+
+def test_access_reviews_allow_what_the_site_writes_and_nothing_around_it(empty_control_plane, account_kubeconfig):
+    plane, config = empty_control_plane, account_kubeconfig
+    # SelfSubjectAccessReviews, as the API server answers them for the account's token.
+    assert can_i(plane, config, "patch", "cdis.cdi.kubevirt.io/cdi-kubevirt-hyperconverged")
+    assert can_i(plane, config, "create", "network-attachment-definitions.k8s.cni.cncf.io", "-n", "vms")
+    assert can_i(plane, config, "patch", "namespaces/vms")
+    assert not can_i(plane, config, "delete", "namespaces/kube-system")
+    assert not can_i(plane, config, "delete", "namespaces/vms")
+    assert not can_i(plane, config, "patch", "deployments.apps", "-n", "kube-system")
+    assert not can_i(plane, config, "create", "configmaps", "-n", "default")
+    assert not can_i(plane, config, "patch", "cdis.cdi.kubevirt.io/someone-elses")
+    assert not can_i(plane, config, "get", "secrets", "-n", "kubevirt-hyperconverged")
 
 
 def test_site_converges_with_the_account_token_alone(empty_control_plane, account_kubeconfig):

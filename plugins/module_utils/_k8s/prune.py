@@ -39,6 +39,24 @@ def list_members(ctx: Context, applyset: ApplySet | None, resource: Resource,
     return found
 
 
+def list_scoped(ctx: Context, applyset: ApplySet | None, resource: Resource, namespaces: set[str], *,
+                everywhere: bool = False) -> list[dict[str, t.Any]]:
+    """A namespaced kind used in one namespace is listed there (unless ``everywhere``: the pruner looks across the
+    cluster, to warn of members in namespaces never recorded); in several, across the cluster, or namespace by
+    namespace where that is forbidden (an account granted Roles in its namespaces only, as the automation account
+    is). A cluster-scoped kind is listed across the cluster."""
+    if not resource.namespaced:
+        return list_members(ctx, applyset, resource)
+    if len(namespaces) == 1 and not everywhere:
+        return list_members(ctx, applyset, resource, next(iter(namespaces)))
+    try:
+        return list_members(ctx, applyset, resource)
+    except KubeError as exc:
+        if exc.status != 403 or not namespaces:
+            raise
+    return [obj for where in sorted(namespaces) for obj in list_members(ctx, applyset, resource, where)]
+
+
 def _search(ctx: Context, items: list[Item], recorded: Record) -> list[Resource]:
     """The kinds to look in: this run's, prune_kinds, and what the parent recorded."""
     resources: list[Resource] = []
@@ -74,7 +92,7 @@ def find(ctx: Context, applyset: ApplySet, items: list[Item], recorded: Record, 
     problems: list[Problem] = []
     kept = Record()
     for resource in _search(ctx, items, recorded):
-        for obj in list_members(ctx, applyset, resource):
+        for obj in list_scoped(ctx, applyset, resource, namespaces, everywhere=True):
             meta = obj["metadata"]
             namespace = meta.get("namespace") or None
             if (resource.api_version, resource.kind, namespace or "", meta["name"]) in wanted:

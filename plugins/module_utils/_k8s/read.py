@@ -17,7 +17,7 @@ from .client import KubeError
 from .context import Context
 from .discovery import Resource
 from .model import Item
-from .prune import list_members
+from .prune import list_scoped
 
 Key = tuple[str, str, str, str]
 
@@ -43,7 +43,7 @@ def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> Non
                 used_in.setdefault(item.resource, set()).update(
                     [item.namespace] if item.resource.namespaced and item.namespace else [])
         scopes = list(used_in.items())
-        per_scope = ctx.parallel(lambda scope: _list_scope(ctx, applyset, *scope), scopes)
+        per_scope = ctx.parallel(lambda scope: list_scoped(ctx, applyset, *scope), scopes)
         for (resource, _where), found in zip(scopes, per_scope):
             for obj in found:
                 meta = obj.get("metadata") or {}
@@ -66,17 +66,3 @@ def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> Non
             item.live_unknown = True
     else:
         ctx.parallel(lambda item: get_live(ctx, item), rest)
-
-
-def _list_scope(ctx: Context, applyset: ApplySet | None, resource: Resource, namespaces: set[str]
-                ) -> list[dict[str, t.Any]]:
-    """A kind used in one namespace is listed there (an account whose rights end at its namespaces can list it);
-    one used in several is listed across the cluster, or namespace by namespace if that is forbidden."""
-    if len(namespaces) == 1:
-        return list_members(ctx, applyset, resource, next(iter(namespaces)))
-    try:
-        return list_members(ctx, applyset, resource)
-    except KubeError as exc:
-        if exc.status != 403 or not namespaces:
-            raise
-    return [obj for where in sorted(namespaces) for obj in list_members(ctx, applyset, resource, where)]

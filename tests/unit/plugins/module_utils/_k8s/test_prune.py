@@ -10,6 +10,7 @@ from k8s_fakes import CONFIG_MAPS, NAMESPACES, SET, FakeAPI, context, item, memb
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import prune
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import Record
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import PruneCandidate
 
 
@@ -52,3 +53,14 @@ def test_a_delete_names_the_uid_it_read_and_goes_into_the_ledger():
     prune.prune(ctx, PruneCandidate(CONFIG_MAPS, "ns", "gone", "uid-gone"))
     assert len(ctx.ledger.pruned()) == 1
     assert NAMESPACES.kind == "Namespace"
+
+
+def test_an_account_that_may_not_list_across_the_cluster_is_served_namespace_by_namespace():
+    # The automation account holds Roles in the site's namespaces only: the cluster-wide LIST is forbidden.
+    api = FakeAPI({path("kept"): member("kept"), path("gone"): member("gone"), path("away", "two"): member("away", "two")})
+    api.refuse[("GET", "/api/v1/configmaps")] = KubeError("forbidden", 403, {"kind": "Status", "code": 403})
+    found, problems, _kept = prune.find(context(api), SET, [item("kept")], Record({"ConfigMap"}, {"ns", "two"}),
+                                        {"ns", "two"})
+    assert sorted(c.name for c in found) == ["away", "gone"] and problems == []
+    assert api.sent("GET") == ["/api/v1/configmaps", "/api/v1/namespaces/ns/configmaps",
+                               "/api/v1/namespaces/two/configmaps"]
