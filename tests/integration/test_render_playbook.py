@@ -9,6 +9,7 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -187,6 +188,41 @@ def test_site_refuses_a_typo_in_the_hyperconverged_spec_before_anything(tmp_path
                            "-e", json.dumps({**spec, "site_strict": "false"}))
     assert relaxed.returncode == 0, relaxed.stdout
     assert "[WARNING]: spec.liveMigrationConfg: unknown field" in relaxed.stdout + relaxed.stderr
+
+
+def test_a_bad_inventory_gets_every_problem_in_one_run_named_by_the_users_variables(tmp_path):
+    inventory = tmp_path / "inventory"
+    shutil.copytree(ROOT / "examples" / "inventory", inventory)
+    hosts = yaml.safe_load((inventory / "hosts.yml").read_text())
+    workers = hosts["all"]["children"]["kubevirt_nodes"]["children"]["workload_nodes"]
+    del workers["vars"]["node_memory"]                                  # the group's memory is gone ...
+    workers["hosts"]["worker1"]["node_memory"] = "256Gi"
+    workers["hosts"]["worker3"] = {"ansible_host": "192.0.2.23", "node_memroy": "128Gi"}   # ... and a host's typo
+    (inventory / "hosts.yml").write_text(yaml.safe_dump(hosts))
+    settings = yaml.safe_load((inventory / "group_vars" / "all.yml").read_text())
+    settings.update({"site_render_dir": str(tmp_path / "out"), "site_infra_node_selector": {"-bad/infra": "true"},
+                     "site_vm_networks": [{"namespce": "vms", "vlan": "100"}],
+                     "site_hpp_pools": [{"name": "local", "path": "/var/hpvolumes", "storage_clas": "x"}]})
+    (inventory / "group_vars" / "all.yml").write_text(yaml.safe_dump(settings))
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory / "hosts.yml"))
+    assert result.returncode != 0
+    report = json.loads(result.stdout[result.stdout.index("{", result.stdout.index("fatal: [localhost]")):]
+                        .split("\n", 1)[0])
+    named = [error.split(": ", 1)[0] for error in report["errors"]]
+    assert named == [
+        "site_infra_node_selector",
+        "hostvars[worker2].node_memory",
+        "hostvars[worker3].node_memroy",
+        "hostvars[worker3].node_memory",
+        "site_vm_networks[0].namespce",
+        "site_vm_networks[0].name",
+        "site_vm_networks[0].namespace",
+        "site_vm_networks[0].vlan",
+        "site_hpp_pools[0].storage_clas",
+    ], report["errors"]
+    assert "did you mean node_memory?" in report["errors"][2]
+    assert "got text '100'" in report["errors"][7]
+    assert not (tmp_path / "out").exists()
 
 
 def test_site_blank_survey_answers_mean_defaults(tmp_path):

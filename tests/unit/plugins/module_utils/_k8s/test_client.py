@@ -31,12 +31,14 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
 class Script(http.server.BaseHTTPRequestHandler):
     replies: t.ClassVar[list[tuple[int, t.Any, dict[str, str]]]] = []
     seen: t.ClassVar[list[tuple[str, str, str | None]]] = []
+    impersonation: t.ClassVar[list[list[tuple[str, str]]]] = []
 
     def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         if length:
             self.rfile.read(length)
         type(self).seen.append((self.command, self.path, self.headers.get("Authorization")))
+        type(self).impersonation.append([(k, v) for k, v in self.headers.items() if k.startswith("Impersonate-")])
         status, body, headers = type(self).replies.pop(0)
         data = body.encode() if isinstance(body, str) else json.dumps(body).encode()
         self.send_response(status)
@@ -58,7 +60,7 @@ def scripted():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Script)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    Script.replies, Script.seen = [], []
+    Script.replies, Script.seen, Script.impersonation = [], [], []
     yield server
     server.shutdown()
 
@@ -231,3 +233,28 @@ def test_a_malformed_kubeconfig_names_the_file_and_line(tmp_path):
     with pytest.raises(KubeError) as failure:
         Connection(kubeconfig=str(broken))
     assert str(broken) in str(failure.value) and "line " in str(failure.value)
+
+
+def test_impersonation_sends_one_header_per_group(scripted):
+    host = f"http://127.0.0.1:{scripted.server_address[1]}"
+    Script.replies = [(200, {}, {})]
+    Connection(host=host, api_key="t", impersonate_user="ops", impersonate_groups=["a", "b"]).request("GET", "/version")
+    assert Script.impersonation == [[("Impersonate-User", "ops"), ("Impersonate-Group", "a"), ("Impersonate-Group", "b")]]
+
+
+def test_a_proxy_carries_the_requests_and_no_proxy_goes_around_it(scripted):
+    proxy = f"http://127.0.0.1:{scripted.server_address[1]}"
+    Script.replies = [(200, {"gitVersion": "v1.34.0"}, {})]
+    through = Connection(host="http://kubernetes.invalid:6443", api_key="t", proxy=proxy, retries=0)
+    assert through.request("GET", "/version") == {"gitVersion": "v1.34.0"}
+    assert Script.seen[0][1] == "http://kubernetes.invalid:6443/version"   # the absolute form a proxy receives
+    Script.replies = [(200, {}, {})]
+    around = Connection(host=proxy, api_key="t", proxy="http://127.0.0.1:9", no_proxy="127.0.0.1", retries=0)
+    assert around.request("GET", "/version") == {}
+    assert Script.seen[1][1] == "/version"
+
+
+def test_client_certificate_options_reach_the_tls_configuration():
+    connection = Connection(host="https://127.0.0.1:6443", client_cert="/etc/k/client.crt", client_key="/etc/k/key")
+    assert (connection._configuration.cert_file, connection._configuration.key_file) == ("/etc/k/client.crt",
+                                                                                         "/etc/k/key")
