@@ -33,14 +33,17 @@ def emptied_paths(desired: t.Any, live: t.Any, at: tuple[str, ...] = ()) -> list
     return found
 
 
+def _parent(tree: dict[str, t.Any], path: tuple[str, ...]) -> dict[str, t.Any]:
+    for key in path[:-1]:
+        tree = tree.setdefault(key, {})
+    return tree
+
+
 def without(body: dict[str, t.Any], paths: t.Sequence[tuple[str, ...]]) -> dict[str, t.Any]:
     """``body`` without the mappings at ``paths`` (a copy)."""
     trimmed = copy.deepcopy(body)
     for path in paths:
-        parent = trimmed
-        for key in path[:-1]:
-            parent = parent[key]
-        parent.pop(path[-1], None)
+        _parent(trimmed, path).pop(path[-1], None)
     return trimmed
 
 
@@ -48,8 +51,5 @@ def with_empty(result: dict[str, t.Any], paths: t.Sequence[tuple[str, ...]]) -> 
     """What the second step makes of ``result``: an empty mapping at each of ``paths``."""
     completed = copy.deepcopy(result)
     for path in paths:
-        parent = completed
-        for key in path[:-1]:
-            parent = parent.setdefault(key, {})
-        parent.setdefault(path[-1], {})
+        _parent(completed, path).setdefault(path[-1], {})
     return completed
