@@ -68,8 +68,6 @@ def compose(settings: Settings, nodes: list[dict[str, t.Any]]) -> tuple[dict[str
     return hyperconverged, spec
 
 
-
-
 def for_removal(prereqs_spec: dict[str, t.Any]) -> tuple[dict[str, t.Any], list[str]]:
     """The prerequisites a removal deletes, and what it keeps and why: the VM bridge stays, since nmstate never
     reverts a deleted policy (the bridge would stay on the nodes, unmanaged); the networking guide removes it."""

@@ -241,4 +241,3 @@ INTERNAL = frozenset({
     "site_account_written", "site_account_read", "site_settings", "site_cluster", "site_run_mode", "site_missing",
     "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources",
 })
-

@@ -244,8 +244,6 @@ def effective(settings: Settings) -> dict[str, t.Any]:
     return values
 
 
-
-
 def effective_sources(settings: Settings) -> dict[str, str]:
     """Where each effective value came from (see effective), by setting name."""
     sources = dict(settings.sources)

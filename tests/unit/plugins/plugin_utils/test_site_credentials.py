@@ -47,5 +47,6 @@ def test_contexts_are_checked(tmp_path):
 def test_the_credential_at_hand_is_named_as_the_user_set_it():
     assert credential("/k", {}) == "site_kubeconfig"
     assert credential("", {"K8S_AUTH_KUBECONFIG": "/k"}) == "K8S_AUTH_KUBECONFIG"
-    assert credential("", {"K8S_AUTH_HOST": "https://h", "K8S_AUTH_API_KEY": "t"}) ==         "K8S_AUTH_HOST and K8S_AUTH_API_KEY"
+    assert credential("", {"K8S_AUTH_HOST": "https://h", "K8S_AUTH_API_KEY": "t"}) == (
+        "K8S_AUTH_HOST and K8S_AUTH_API_KEY")
     assert credential("", {"K8S_AUTH_HOST": "https://h"}) == ""
