@@ -17,7 +17,7 @@ description:
     (prune, C(state=absent)) - plus C(list) on its kind (the pruner's labelled search, which names cannot limit).
   - A namespaced object is granted by a Role in its namespace (RV(_value.roles)), with C(list) there; the apply
     module lists namespace by namespace when a list across the cluster is forbidden.
-  - Namespaces and CustomResourceDefinitions are never granted C(delete): the collection never deletes them.
+  - Namespaces and CustomResourceDefinitions are never granted C(delete), since the collection never deletes them.
   - An entry without a name (C({apiVersion, kind})) is granted on its kind across the cluster, as nothing narrower
     is known.
   - Read kinds get C(get) and C(list) across the cluster. HyperConverged, Deployment (HCO detection) and

@@ -180,8 +180,9 @@ def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
         {parent_namespace} if parent_namespace and apply_sets else set()))
     if not parent_namespace:
         cluster_rules += _apply_set_rules(apply_sets)
-    roles = {ns: _namespace_rules(targets, ns, delete) + (_apply_set_rules(apply_sets) if ns == parent_namespace
-                                                           else []) for ns in namespaces}
+    parents = _apply_set_rules(apply_sets)
+    roles = {ns: _namespace_rules(targets, ns, delete) + (parents if ns == parent_namespace else [])
+             for ns in namespaces}
     # The Roles' namespaces, to be created before them and outside the account's apply set: the site's
     # prerequisites write the same Namespaces, and two apply sets must not both claim one.
     created = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": where}}

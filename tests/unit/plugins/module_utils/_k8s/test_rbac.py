@@ -88,7 +88,6 @@ def test_apply_sets_get_their_parents_and_their_locks_by_name():
     assert not [r for r in rules if "leases" in r["resources"] and "resourceNames" not in r and r["verbs"] != ["create"]]
 
 
-
 CDI = {"apiVersion": "cdi.kubevirt.io/v1beta1", "kind": "CDI", "metadata": {"name": "cdi-kubevirt-hyperconverged"}}
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vms"}}
 NAD = {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
