@@ -198,7 +198,7 @@ def _objects(name: str, namespace: str, cluster_rules: list[dict[str, t.Any]],
              roles: t.Mapping[str, list[dict[str, t.Any]]]) -> list[dict[str, t.Any]]:
     labels = {"app.kubernetes.io/managed-by": "virtinfra.hyperconverged"}
     subject = [{"kind": "ServiceAccount", "name": name, "namespace": namespace}]
-    objects = [
+    objects: list[dict[str, t.Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
         {"apiVersion": "v1", "kind": "ServiceAccount",
          "metadata": {"name": name, "namespace": namespace, "labels": labels}},

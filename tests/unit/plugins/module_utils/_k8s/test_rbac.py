@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import RbacError, automation_rbac, guess_plural
@@ -51,7 +53,8 @@ def test_a_kind_both_written_and_read_is_granted_once_with_the_write_verbs():
 def test_what_every_run_reads_stays_readable_across_the_cluster_where_it_is_also_written():
     hyperconverged = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
                       "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kv"}}
-    served = {**SERVED, "hco.kubevirt.io/v1beta1/HyperConverged": {"resource": "hyperconvergeds", "namespaced": True}}
+    served: dict[str, dict[str, t.Any]] = {
+        **SERVED, "hco.kubevirt.io/v1beta1/HyperConverged": {"resource": "hyperconvergeds", "namespaced": True}}
     result = automation_rbac([hyperconverged], resources=served)
     assert {"apiGroups": ["hco.kubevirt.io"], "resources": ["hyperconvergeds"], "verbs": ["get", "list"]} in result["rules"]
     assert result["roles"]["kv"][0]["resources"] == ["hyperconvergeds"]
@@ -93,7 +96,7 @@ NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vms"
 NAD = {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
        "metadata": {"name": "net", "namespace": "vms"}}
 DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "injector", "namespace": "kv"}}
-LEAST = {**SERVED, "cdi.kubevirt.io/v1beta1/CDI": {"resource": "cdis", "namespaced": False},
+LEAST: dict[str, dict[str, t.Any]] = {**SERVED, "cdi.kubevirt.io/v1beta1/CDI": {"resource": "cdis", "namespaced": False},
          "v1/Namespace": {"resource": "namespaces", "namespaced": False},
          "k8s.cni.cncf.io/v1/NetworkAttachmentDefinition": {"resource": "network-attachment-definitions",
                                                             "namespaced": True},
