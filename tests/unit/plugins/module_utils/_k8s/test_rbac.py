@@ -96,11 +96,13 @@ NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vms"
 NAD = {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
        "metadata": {"name": "net", "namespace": "vms"}}
 DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "injector", "namespace": "kv"}}
-LEAST: dict[str, dict[str, t.Any]] = {**SERVED, "cdi.kubevirt.io/v1beta1/CDI": {"resource": "cdis", "namespaced": False},
-         "v1/Namespace": {"resource": "namespaces", "namespaced": False},
-         "k8s.cni.cncf.io/v1/NetworkAttachmentDefinition": {"resource": "network-attachment-definitions",
-                                                            "namespaced": True},
-         "apps/v1/Deployment": {"resource": "deployments", "namespaced": True}}
+LEAST: dict[str, dict[str, t.Any]] = {
+    **SERVED,
+    "cdi.kubevirt.io/v1beta1/CDI": {"resource": "cdis", "namespaced": False},
+    "v1/Namespace": {"resource": "namespaces", "namespaced": False},
+    "k8s.cni.cncf.io/v1/NetworkAttachmentDefinition": {"resource": "network-attachment-definitions", "namespaced": True},
+    "apps/v1/Deployment": {"resource": "deployments", "namespaced": True},
+}
 
 
 def least():
