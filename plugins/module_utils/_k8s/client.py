@@ -77,6 +77,31 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
     return f"user {match['user']} cannot {match['verb']} {resource} {scope}"
 
 
+def _configuration(kubeconfig: str | dict[str, t.Any] | None, context: str | None, host: str | None,
+                   overrides: t.Mapping[str, t.Any]) -> t.Any:
+    """The kubernetes client's Configuration from the kubeconfig (none when only a host is given), with the explicit
+    options over it."""
+    configuration = k8s_client.Configuration()
+    try:
+        if isinstance(kubeconfig, dict):
+            k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=configuration)
+        elif kubeconfig or not host:
+            k8s_config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration)
+    except (ConfigException, OSError) as exc:
+        raise KubeError(f"cannot load kubeconfig: {exc}") from exc
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{kubeconfig or '~/.kube/config'}"
+        if mark is not None:
+            where += f", line {mark.line + 1}, column {mark.column + 1}"
+        raise KubeError(f"cannot load kubeconfig {where}: not valid YAML "
+                        f"({getattr(exc, 'problem', None) or exc})") from None
+    for attribute, value in overrides.items():
+        if value is not None and value != "":
+            setattr(configuration, attribute, value)
+    return configuration
+
+
 class Connection:
     """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
 
@@ -91,44 +116,15 @@ class Connection:
                  sleep: t.Callable[[float], None] = time.sleep) -> None:
         if KUBERNETES_IMPORT_ERROR is not None:
             raise KUBERNETES_IMPORT_ERROR
-        configuration = k8s_client.Configuration()
-        try:
-            if isinstance(kubeconfig, dict):
-                k8s_config.load_kube_config_from_dict(kubeconfig, context=context,
-                                                      client_configuration=configuration)
-            elif kubeconfig or not host:
-                k8s_config.load_kube_config(config_file=kubeconfig, context=context,
-                                            client_configuration=configuration)
-        except (ConfigException, OSError) as exc:
-            raise KubeError(f"cannot load kubeconfig: {exc}") from exc
-        except yaml.YAMLError as exc:
-            mark = getattr(exc, "problem_mark", None)
-            where = f"{kubeconfig or '~/.kube/config'}"
-            if mark is not None:
-                where += f", line {mark.line + 1}, column {mark.column + 1}"
-            raise KubeError(f"cannot load kubeconfig {where}: not valid YAML "
-                            f"({getattr(exc, 'problem', None) or exc})") from None
-        if host:
-            configuration.host = host
-        if api_key:
-            configuration.api_key = {"authorization": f"Bearer {api_key}"}
         # kubernetes.core's options, where the kubernetes client's Configuration takes them.
-        if client_cert:
-            configuration.cert_file = client_cert
-        if client_key:
-            configuration.key_file = client_key
-        if proxy:
-            configuration.proxy = proxy
-        if no_proxy:
-            configuration.no_proxy = no_proxy
+        configuration = _configuration(kubeconfig, context, host, {
+            "host": host, "api_key": {"authorization": f"Bearer {api_key}"} if api_key else None,
+            "cert_file": client_cert, "key_file": client_key, "proxy": proxy, "no_proxy": no_proxy,
+            "verify_ssl": validate_certs, "ssl_ca_cert": ca_cert})
         # Kubernetes' user impersonation headers (k8s.io/client-go transport, ImpersonationConfig).
         self._impersonation: list[tuple[str, str]] = (
             ([("Impersonate-User", impersonate_user)] if impersonate_user else [])
             + [("Impersonate-Group", group) for group in impersonate_groups])
-        if validate_certs is not None:
-            configuration.verify_ssl = validate_certs
-        if ca_cert:
-            configuration.ssl_ca_cert = ca_cert
         self._configuration = configuration
         configuration.connection_pool_maxsize = 64   # one connection per worker (the concurrency option)
         self._pool = k8s_client.ApiClient(configuration).rest_client.pool_manager
