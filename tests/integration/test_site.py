@@ -141,8 +141,9 @@ def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_an
     assert "the run stopped at KubeVirt: " in refused.stdout
     assert server_writes(plane, mark) == []
 
-    plane.kubectl_run("delete", "virtualmachine", "db1", "-n", "vms")
-    removed = site(plane, *absent)
+    # Allowed on purpose: the VirtualMachine itself is not the site's and stays.
+    removed = site(plane, "-e", '{"site_infra_node_selector": {}, "site_state": "absent", '
+                                '"site_remove_despite_vms": "true"}')
     assert removed.returncode == 0, removed.stdout + removed.stderr
     assert re.search(r"removal \(standalone\): [1-9]\d* KubeVirt and [1-9]\d* prerequisite object\(s\) deleted",
                      removed.stdout), removed.stdout
@@ -150,9 +151,11 @@ def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_an
         assert json.loads(plane.kubectl_run("get", kind, "-A", "-o", "json").stdout)["items"] == [], kind
     # Kept: the Namespaces and what is in them, and the VM bridge's policy (nmstate would not undo it).
     assert plane.kubectl_run("get", "configmap", "mine", "-n", "vms", check=False).returncode == 0
+    assert plane.kubectl_run("get", "virtualmachine", "db1", "-n", "vms", check=False).returncode == 0
     assert plane.kubectl_run("get", "nodenetworkconfigurationpolicy", "br1-policy", check=False).returncode == 0
     assert "the VM bridge br1" in removed.stdout
 
+    plane.kubectl_run("delete", "virtualmachine", "db1", "-n", "vms")
     mark = plane.audit_offset()
     again = site(plane, *absent)
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
