@@ -63,13 +63,14 @@ class ActionModule(ControllerAction):
                                           f"site_{context_name}", cwd)
         found = credential(values["kubeconfig"], os.environ)
         action = values["action"]
+        apply = action == "apply" or (action == "auto" and bool(found))
         if action == "apply" and not found:
             errors.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, or "
                           "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these)")
         inventory, node_problems = nodes_of(
             self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
             overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"])
-        if values["state"] == "absent" and not (action == "apply" or (action == "auto" and found)):
+        if values["state"] == "absent" and not apply:
             errors.append("site_state: absent removes what the site created on a cluster, so it needs apply mode: a "
                           "credential (site_kubeconfig, K8S_AUTH_KUBECONFIG, or K8S_AUTH_HOST with K8S_AUTH_API_KEY) "
                           f"and site_action auto or apply (it is {action})")
@@ -84,7 +85,6 @@ class ActionModule(ControllerAction):
         if errors:
             return {"failed": True, "errors": errors,
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
-        apply = action == "apply" or (action == "auto" and bool(found))
         reason = ("site_action is render" if action == "render"
                   else f"site_action is apply, credential from {found}" if action == "apply"
                   else f"a credential is set: {found}" if found

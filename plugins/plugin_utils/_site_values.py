@@ -17,6 +17,7 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import type_name
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import BY_NAME, INTERNAL, SETTINGS, Setting
 
 _TRUE = {"true", "yes", "on", "1", "y"}
@@ -50,11 +51,6 @@ def _blank(value: t.Any) -> bool:
     return value is None or (isinstance(value, str) and not value.strip())
 
 
-def _type_name(value: t.Any) -> str:
-    return {bool: "a boolean", int: "a number", float: "a number", str: "text", list: "a list",
-            dict: "a mapping"}.get(type(value), type(value).__name__)
-
-
 def _parse_text(setting: Setting, text: str) -> t.Any:
     """A survey textarea holds YAML (or JSON): the list or mapping it describes."""
     try:
@@ -79,7 +75,7 @@ def _vlans(value: t.Any) -> list[dict[str, int]]:
         items = value
     else:
         raise ValueError(f"must be a list of VLAN IDs or {{min, max}} ranges, or text such as '100-200, 300'; "
-                         f"got {_type_name(value)}")
+                         f"got {type_name(value)}")
     ranges = []
     for item in items:
         if isinstance(item, dict) and set(item) == {"min", "max"}:
@@ -103,7 +99,7 @@ def _coerce(setting: Setting, value: t.Any) -> t.Any:
         return _vlans(value)
     if setting.kind == "str":
         if isinstance(value, (bool, dict, list)):
-            raise ValueError(f"must be text, got {_type_name(value)}")
+            raise ValueError(f"must be text, got {type_name(value)}")
         if isinstance(value, float):
             raise ValueError(f"must be text; YAML read {value!r} as a number: quote it (e.g. '{value:.2f}')")
         text = str(value).strip()
@@ -117,7 +113,7 @@ def _coerce(setting: Setting, value: t.Any) -> t.Any:
         if isinstance(value, str) and re.match(r"^\s*[-+]?\d+\s*$", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a whole number, got {_type_name(value)} {value!r}")
+            raise ValueError(f"must be a whole number, got {type_name(value)} {value!r}")
         if (setting.minimum is not None and value < setting.minimum) or \
                 (setting.maximum is not None and value > setting.maximum):
             raise ValueError(f"must be between {setting.minimum} and {setting.maximum}, got {value}")
@@ -127,14 +123,14 @@ def _coerce(setting: Setting, value: t.Any) -> t.Any:
             return value
         if isinstance(value, (str, int)) and str(value).strip().lower() in _TRUE | _FALSE:
             return str(value).strip().lower() in _TRUE
-        raise ValueError(f"must be true or false, got {_type_name(value)} {value!r}")
+        raise ValueError(f"must be true or false, got {type_name(value)} {value!r}")
     expected = {"list": list, "dict": dict}[setting.kind]
     if isinstance(value, str):
         value = _parse_text(setting, value)
         if value is None:
             return setting.default
     if not isinstance(value, expected):
-        raise ValueError(f"must be a {'list' if expected is list else 'mapping'}, got {_type_name(value)}")
+        raise ValueError(f"must be a {'list' if expected is list else 'mapping'}, got {type_name(value)}")
     return value
 
 

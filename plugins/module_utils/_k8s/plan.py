@@ -218,17 +218,20 @@ def apply_patch(ctx: Context, item: Item, body: dict[str, t.Any], *, force: bool
     query = {"fieldManager": ctx.options.field_manager, "fieldValidation": "Strict",
              "force": "true" if force else "false", "dryRun": "All" if dry_run else None}
     where = item.resource.path(item.namespace, item.name)
+
+    def send(payload: dict[str, t.Any]) -> tuple[int, t.Any]:
+        return ctx.connection.exchange("PATCH", where, query=query, body=payload,
+                                       content_type="application/apply-patch+yaml")
+
     emptied = emptied_paths(body, item.live) if item.live is not None else []
-    if emptied:   # two steps (emptied.py): the emptied mappings' children go first
-        status, first = ctx.connection.exchange("PATCH", where, query=query, body=without(body, emptied),
-                                                content_type="application/apply-patch+yaml")
-        if dry_run:
-            return status, with_empty(t.cast(dict[str, t.Any], first), emptied)
-        try:
-            return ctx.connection.exchange("PATCH", where, query=query, body=body,
-                                           content_type="application/apply-patch+yaml")
-        except KubeError:   # the first step was written: the result says so
-            ctx.ledger.record(item.api_version, item.kind, item.namespace, item.name, "updated", first,
-                              index=None if item.is_parent else item.index, parent=item.is_parent)
-            raise
-    return ctx.connection.exchange("PATCH", where, query=query, body=body, content_type="application/apply-patch+yaml")
+    if not emptied:
+        return send(body)
+    status, first = send(without(body, emptied))   # two steps (emptied.py): the emptied mappings' children go first
+    if dry_run:
+        return status, with_empty(t.cast(dict[str, t.Any], first), emptied)
+    try:
+        return send(body)
+    except KubeError:   # the first step was written: the result says so
+        ctx.ledger.record(item.api_version, item.kind, item.namespace, item.name, "updated", first,
+                          index=None if item.is_parent else item.index, parent=item.is_parent)
+        raise
