@@ -224,8 +224,10 @@ options:
     default: true
   wait_for:
     description:
-      - Conditions to wait for after the writes (not in check mode). Each entry names an object and either a
-        O(wait_for[].condition) or a O(wait_for[].jsonpath) with success and failure values.
+      - Conditions to wait for after the writes (not in check mode). Each entry names an object and one of
+        O(wait_for[].ready), a O(wait_for[].condition), or a O(wait_for[].jsonpath) with success and failure values.
+      - A condition counts only when it is not older than the object's generation (its own C(observedGeneration),
+        or the status's where the object reports one), so a condition left from before the write never ends the wait.
     type: list
     elements: dict
     default: []
@@ -273,6 +275,15 @@ options:
         type: list
         elements: raw
         default: []
+      ready:
+        description:
+          - Wait until the object is ready as its kind defines it. Deployment, DaemonSet and StatefulSet as
+            C(kubectl rollout status) judges them (the controller has observed the generation; updated, ready and
+            available counts meet the spec); a ClusterServiceVersion until its phase is C(Succeeded) (C(Failed)
+            fails the task); a CustomResourceDefinition until C(Established); anything else until a fresh
+            C(Available) (or, without one, C(Ready)) condition is C(True).
+        type: bool
+        default: false
   wait_timeout:
     description: Seconds to wait for all conditions together.
     type: int
@@ -498,7 +509,8 @@ ARGUMENT_SPEC = dict(
         jsonpath=dict(type="str"),
         success=dict(type="list", elements="raw", default=[]),
         failure=dict(type="list", elements="raw", default=[]),
-    ), mutually_exclusive=[("condition", "jsonpath")], required_one_of=[("condition", "jsonpath")]),
+        ready=dict(type="bool", default=False),
+    ), mutually_exclusive=[("condition", "jsonpath", "ready")], required_one_of=[("condition", "jsonpath", "ready")]),
     wait_timeout=dict(type="int", default=300),
     lock_timeout=dict(type="int", default=120),
     report=dict(type="str", choices=["changed", "all"], default="changed"),
@@ -514,7 +526,8 @@ def wait_specs(entries: list[dict]) -> list[WaitSpec]:
         specs.append(WaitSpec(entry["apiVersion"], entry["kind"], entry["name"], entry.get("namespace"),
                               condition_type=condition.get("type"), condition_status=condition.get("status") or "True",
                               condition_reason=condition.get("reason"), jsonpath=entry.get("jsonpath"),
-                              success=tuple(entry.get("success") or ()), failure=tuple(entry.get("failure") or ())))
+                              success=tuple(entry.get("success") or ()), failure=tuple(entry.get("failure") or ()),
+                              ready=bool(entry.get("ready"))))
     return specs
 
 

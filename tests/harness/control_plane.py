@@ -49,6 +49,15 @@ def shared_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("VIRTINFRA_SHARED_DIR", ROOT.parent / "shared"))
 
 
+def cache_dir() -> pathlib.Path:
+    """The per-machine cache build-control-plane uses (same variables, same default)."""
+    for name in ("VIRTINFRA_HARNESS_CACHE", "VIRTINFRA_CACHE"):
+        if os.environ.get(name):
+            return pathlib.Path(os.environ[name])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return pathlib.Path(base) / "virtinfra-hyperconverged"
+
+
 def build() -> pathlib.Path:
     """Build (or find in the cache) kube-apiserver, kubectl and etcd; returns their directory."""
     out = subprocess.run([str(HERE / "build-control-plane")], check=True, stdout=subprocess.PIPE, text=True)

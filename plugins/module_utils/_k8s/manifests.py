@@ -138,6 +138,11 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
             found.origins.append(where)
 
 
+def objects_of(name: str, text: str) -> list[t.Any]:
+    """The objects in one file's text (a document may hold a List); ValueError names what is wrong and where."""
+    return [item for document in _documents(name, text) for item in _items(document)]
+
+
 def _documents(path: str, text: str) -> list[t.Any]:
     if path.endswith(".json"):
         try:

@@ -16,7 +16,7 @@ from .applyset import ApplySet
 from .client import KubeError
 from .context import Context
 from .discovery import Resource
-from .model import Item
+from .model import CONTAINER_KINDS, Item
 from .prune import list_scoped
 
 Key = tuple[str, str, str, str]
@@ -51,16 +51,19 @@ def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> Non
     for item in items:
         if item.kind == "Namespace" and item.resource is not None and item.key in listed:
             item.live = listed[item.key]
-    namespaces = [i for i in items if i.kind == "Namespace" and i.resource is not None and i.key not in listed]
+    # Namespaces and CRDs are read one by one when the list (of members) did not hold them: an existing one is
+    # shared, never a member, and that must be known before the apply-set parent records its members.
+    containers = [i for i in items if i.kind in CONTAINER_KINDS and i.resource is not None and i.key not in listed]
     unlisted = [i for i in items if i.resource is not None and i.kind != "Namespace"]
-    ctx.parallel(lambda item: get_live(ctx, item), namespaces)
-    missing_namespaces = {i.name for i in namespaces if i.live is None}
+    ctx.parallel(lambda item: get_live(ctx, item), containers)
+    read_already = {id(i) for i in containers}
+    missing_namespaces = {i.name for i in containers if i.kind == "Namespace" and i.live is None}
     for item in unlisted:
         if item.key in listed:
             item.live = listed[item.key]
         elif item.namespace in missing_namespaces:
             item.deferred = f"its namespace {item.namespace} is created by this run"
-    rest = [i for i in unlisted if i.key not in listed and not i.deferred]
+    rest = [i for i in unlisted if i.key not in listed and not i.deferred and id(i) not in read_already]
     if present:
         for item in rest:
             item.live_unknown = True

@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Waiting for objects to reach a state: a condition (type/status/reason) or a JSONPath value.
+"""Waiting for objects to reach a state: ready as their kind defines it (readiness.py), a condition
+(type/status/reason, never one older than the object's generation) or a JSONPath value.
 
 PRIVATE: the interface may change without notice.
 """
@@ -12,6 +13,7 @@ import dataclasses
 import time
 import typing as t
 
+from . import readiness
 from .client import Connection, KubeError
 
 try:
@@ -36,11 +38,13 @@ class WaitSpec:
     jsonpath: str | None = None
     success: tuple[t.Any, ...] = ()
     failure: tuple[t.Any, ...] = ()
+    ready: bool = False
 
     @property
     def label(self) -> str:
         where = f"{self.namespace}/{self.name}" if self.namespace else self.name
-        what = (f"condition {self.condition_type}={self.condition_status}" if self.condition_type
+        what = ("ready" if self.ready else
+                f"condition {self.condition_type}={self.condition_status}" if self.condition_type
                 else f"{self.jsonpath} in {list(self.success)}")
         return f"{self.kind} {where} ({what})"
 
@@ -48,16 +52,17 @@ class WaitSpec:
         """True when satisfied, False on a failure value, None while still waiting."""
         if obj is None:
             return None
+        if self.ready:
+            state = readiness.ready(obj).state
+            return True if state == "ready" else (False if state == "failed" else None)
         if self.condition_type:
-            for condition in (obj.get("status") or {}).get("conditions") or []:
-                if condition.get("type") != self.condition_type:
-                    continue
-                if str(condition.get("status")) != self.condition_status:
-                    return None
-                if self.condition_reason and condition.get("reason") != self.condition_reason:
-                    return None
-                return True
-            return None
+            if readiness.condition(obj, self.condition_type, self.condition_status).state != "ready":
+                return None
+            if self.condition_reason:
+                found = [c for c in (obj.get("status") or {}).get("conditions") or []
+                         if c.get("type") == self.condition_type]
+                return True if found and found[0].get("reason") == self.condition_reason else None
+            return True
         values = [match.value for match in _compile(self.jsonpath or "").find(obj)]
         if any(_matches(v, self.failure) for v in values):
             return False

@@ -1,0 +1,11 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Installing, placing and upgrading the operators the site needs (the ``operators`` action).
+
+Stages: catalog (what each release profile pins) → versions (the upgrade rule) → plan (current → target per
+operator, pure) → manifests (release files checked, verified and moved into place) / olm (Subscriptions,
+InstallPlans) → readiness (what "ready" means per kind) → run (the orchestrator, the only stage with a connection).
+
+PRIVATE: the interface may change without notice.
+"""

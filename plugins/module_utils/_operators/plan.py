@@ -1,0 +1,95 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Current → target for each operator the site needs, and what is refused (pure: no connection).
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from . import catalog, versions
+
+Action = t.Literal["install", "upgrade", "unchanged", "refused"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Running:
+    """What the cluster runs of one operator, and where that was read."""
+
+    version: str | None
+    source: str                   # "Deployment kubevirt/virt-operator image", "KubeVirt ... status", ...
+
+
+@dataclasses.dataclass(frozen=True)
+class Step:
+    key: str
+    title: str
+    current: str | None
+    target: str
+    action: Action
+    reason: str = ""
+
+    @property
+    def line(self) -> str:
+        what = {"install": f"install {self.target}", "upgrade": f"{self.current} → {self.target}",
+                "unchanged": f"{self.target} (as running)", "refused": f"refused: {self.reason}"}[self.action]
+        return f"{self.title}: {what}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    steps: tuple[Step, ...]
+    problems: tuple[str, ...]
+
+    @property
+    def lines(self) -> list[str]:
+        return [s.line for s in self.steps]
+
+
+def target_versions(release: str, overrides: t.Mapping[str, str]) -> dict[str, str]:
+    pins = dict(catalog.PINS.get(release, {}))
+    pins.update({k: v for k, v in overrides.items() if v})
+    return pins
+
+
+def check_overrides(overrides: t.Mapping[str, t.Any], where: str = "operators_versions") -> list[str]:
+    problems = []
+    for key, value in overrides.items():
+        if key not in catalog.BY_KEY:
+            problems.append(f"{where}.{key}: not an operator this collection installs "
+                            f"(one of {', '.join(sorted(catalog.BY_KEY))})")
+        elif value and versions.parse(value) is None:
+            problems.append(f"{where}.{key}: {value!r} is not a version like v1.9.0")
+    return problems
+
+
+def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
+         running: t.Mapping[str, Running]) -> Plan:
+    """One step per operator, in install order; a refused step refuses the whole run (nothing is written)."""
+    steps, problems = [], []
+    for op in operators:
+        target = targets.get(op.key, "")
+        parsed = versions.parse(target)
+        if parsed is None:
+            problems.append(f"{op.title}: the release profile pins no version of it; set operators_versions.{op.key}")
+            continue
+        now = running.get(op.key)
+        current = versions.parse(now.version) if now and now.version else None
+        if now is None:
+            steps.append(Step(op.key, op.title, None, str(parsed), "install"))
+            continue
+        if current is None:
+            steps.append(Step(op.key, op.title, now.version, str(parsed), "refused",
+                              f"runs, but its version cannot be read ({now.source}: {now.version!r})"))
+        elif current == parsed:
+            steps.append(Step(op.key, op.title, str(current), str(parsed), "unchanged"))
+        else:
+            why = versions.step_problem(current, parsed)
+            steps.append(Step(op.key, op.title, str(current), str(parsed), "refused" if why else "upgrade",
+                              f"{why} (read from {now.source})" if why else ""))
+    problems += [f"{s.title}: {s.reason}" for s in steps if s.action == "refused"]
+    return Plan(tuple(steps), tuple(problems))

@@ -1,0 +1,57 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The operators stage's input, typed once (the action plugin builds it from its options).
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from . import catalog
+
+Source = t.Literal["olm", "manifests"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    source: Source
+    platform: catalog.Platform
+    release: str
+    operators: tuple[str, ...]                  # keys, in any order; catalog order is used
+    namespace: str                              # the operands' namespace (colocated operators, OLM on Kubernetes)
+    state: t.Literal["present", "absent"] = "present"
+    versions: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    manifests_dir: str = ""
+    manifests_url: str = ""
+    checksums: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    skip: frozenset[tuple[str, str, str]] = frozenset()   # (kind, namespace, name) the operands' apply set writes
+    approval: t.Literal["Automatic", "Manual"] = "Automatic"
+    csvs: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    catalog_source: str = ""
+    catalog_namespace: str = ""
+    channel: str = "stable"
+    placement: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)   # Subscription spec.config
+    adopt: bool = False
+    check_mode: bool = False
+    wait_timeout: float = 900.0
+
+    def chosen(self) -> list[catalog.Operator]:
+        return [op for op in catalog.OPERATORS if op.key in self.operators]
+
+    def home(self, op: catalog.Operator) -> str:
+        """The namespace this site installs ``op`` in."""
+        return self.namespace if op.colocated else op.namespace
+
+    def problems(self) -> list[str]:
+        found = [f"operators[{i}]: {key!r} is not an operator this collection installs (one of "
+                 f"{', '.join(op.key for op in catalog.OPERATORS)})"
+                 for i, key in enumerate(self.operators) if key not in catalog.BY_KEY]
+        if self.source == "manifests" and self.manifests_dir and self.manifests_url:
+            found.append("manifests_dir and manifests_url: give one (the directory is for air-gapped sites)")
+        if self.release not in catalog.PINS:
+            found.append(f"release: {self.release!r} is not a release profile ({', '.join(catalog.PINS)})")
+        return found

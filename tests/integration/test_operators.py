@@ -1,0 +1,332 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The operators stage against the real API server: release manifests from a local directory (install, no-op,
+upgrades one minor at a time, refusals before any write) and OLM (Subscription with placement, Manual approval of
+exactly the pinned InstallPlan, a wait for the CSV).
+
+No kube-controller-manager and no OLM run here: a background thread sets the status fields they would set (a
+Deployment's rollout counts, the KubeVirt CR's observed version, a Subscription's InstallPlans and CSV), and says so
+in its name. The code under test only reads them.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import threading
+import time
+import typing as t
+
+import pytest
+import yaml
+from harness.control_plane import shared_dir
+from harness.olm_crds import crd_files
+from test_k8s_apply import server_writes
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.waiting import Waiter
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
+
+MERGE = "application/merge-patch+json"
+
+
+@pytest.fixture(scope="module")
+def plane(empty_control_plane):
+    """A server of this file's own (operators' cluster-scoped objects are apply-set members)."""
+    paths = crd_files()
+    empty_control_plane.kubectl_run("apply", "--server-side", "--field-manager=test-harness",
+                                    *[f"-f={p}" for p in paths])
+    empty_control_plane.kubectl_run("wait", "--for=condition=Established", "--timeout=120s", "crd", "--all")
+    return empty_control_plane
+
+
+def connect(plane) -> Connection:
+    return Connection(kubeconfig=str(plane.kubeconfig), context="admin", retries=3, backoff=0.05)
+
+
+def get(conn: Connection, path: str) -> dict[str, t.Any] | None:
+    try:
+        return conn.request("GET", path)
+    except KubeError as exc:
+        if exc.status == 404:
+            return None
+        raise
+
+
+def kubevirt_release(version: str, suffix: str) -> list[dict[str, t.Any]]:
+    """kubevirt-operator.yaml's shape: Namespace, the KubeVirt CRD (the real one, read from ../shared/crds), RBAC,
+    the PriorityClass virt-operator's file carries, the operator Deployment at ``version``."""
+    crd = yaml.safe_load((shared_dir() / "crds" / "kubevirts.kubevirt.io.yaml").read_text())
+    crd = {k: v for k, v in crd.items() if k != "status"}
+    labels = {"kubevirt.io": "virt-operator"}
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "kubevirt", "labels": {"kubevirt.io": ""}}},
+        crd,
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "kubevirt-operator", "namespace": "kubevirt"}},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+         "metadata": {"name": f"kubevirt-operator-{suffix}"},
+         "rules": [{"apiGroups": ["kubevirt.io"], "resources": ["kubevirts"], "verbs": ["get", "list", "watch"]}]},
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+         "metadata": {"name": f"kubevirt-operator-{suffix}"},
+         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": f"kubevirt-operator-{suffix}"},
+         "subjects": [{"kind": "ServiceAccount", "name": "kubevirt-operator", "namespace": "kubevirt"}]},
+        {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "kubevirt-cluster-critical"},
+         "value": 1000000000},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "virt-operator", "namespace": "kubevirt",
+                                                                      "labels": labels},
+         "spec": {"replicas": 2, "selector": {"matchLabels": labels},
+                  "template": {"metadata": {"labels": labels},
+                               "spec": {"serviceAccountName": "kubevirt-operator",
+                                        "containers": [{"name": "virt-operator",
+                                                        "image": f"quay.io/kubevirt/virt-operator:{version}"}]}}}},
+    ]
+
+
+def write_release(root: pathlib.Path, key: str, version: str, name: str, objects: list[dict[str, t.Any]]) -> pathlib.Path:
+    folder = root / key / version
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(yaml.safe_dump_all(objects), encoding="utf-8")
+    return path
+
+
+class FakeControllers(threading.Thread):
+    """Stands in for kube-controller-manager and virt-operator, which do not run here: marks each Deployment in
+    ``namespace`` rolled out, and the KubeVirt CRs there at the version of virt-operator's image, Available."""
+
+    def __init__(self, conn: Connection, namespace: str) -> None:
+        super().__init__(daemon=True)
+        self.conn, self.namespace, self.stop = conn, namespace, threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.wait(0.2):
+            try:
+                self.tick()
+            except KubeError:
+                continue
+
+    def tick(self) -> None:
+        base = f"/apis/apps/v1/namespaces/{self.namespace}/deployments"
+        version = None
+        for item in (get(self.conn, base) or {}).get("items") or []:
+            spec, meta = item["spec"], item["metadata"]
+            replicas = spec.get("replicas", 1)
+            if (item.get("status") or {}).get("observedGeneration") != meta["generation"]:
+                status = {"observedGeneration": meta["generation"], "replicas": replicas, "updatedReplicas": replicas,
+                          "readyReplicas": replicas, "availableReplicas": replicas}
+                self.conn.request("PATCH", f"{base}/{meta['name']}/status", body={"status": status},
+                                  content_type=MERGE)
+            if meta["name"] == "virt-operator":
+                version = spec["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
+        kubevirts = f"/apis/kubevirt.io/v1/namespaces/{self.namespace}/kubevirts"
+        for item in (get(self.conn, kubevirts) or {}).get("items") or []:
+            if version and (item.get("status") or {}).get("observedKubeVirtVersion") != version:
+                status = {"observedKubeVirtVersion": version, "phase": "Deployed",
+                          "conditions": [{"type": "Available", "status": "True", "reason": "AllComponentsReady"}]}
+                self.conn.request("PATCH", f"{kubevirts}/{item['metadata']['name']}/status",
+                                  body={"status": status}, content_type=MERGE)
+
+
+def manifests_settings(root: pathlib.Path, namespace: str, **extra: t.Any) -> Settings:
+    extra.setdefault("operators", ("kubevirt",))
+    return Settings(source="manifests", platform="kubernetes", release="1.20", namespace=namespace,
+                    manifests_dir=str(root), skip=frozenset({("PriorityClass", "", "kubevirt-cluster-critical")}),
+                    **extra)
+
+
+def run_with_controllers(plane, settings: Settings, lines: list[str]) -> dict[str, t.Any]:
+    conn = connect(plane)
+    controllers = FakeControllers(connect(plane), settings.namespace)
+    controllers.start()
+    try:
+        return run(conn, settings, fetch, lines.append, Waiter(60, lines.append, interval=0.2))
+    finally:
+        controllers.stop.set()
+        controllers.join()
+
+
+def test_release_manifests_install_then_noop(plane, tmp_path):
+    write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "a"))
+    lines: list[str] = []
+    result = run_with_controllers(plane, manifests_settings(tmp_path, "ops-a"), lines)
+    assert result["changed"] is True
+    assert result["plan"] == ["KubeVirt (virt-operator): install v1.9.0"]
+    conn = connect(plane)
+    # virt-operator watches its CR only in its own namespace: it is moved to where the operands are, with its
+    # binding's subject; the PriorityClass stays with the operands.
+    deployment = get(conn, "/apis/apps/v1/namespaces/ops-a/deployments/virt-operator")
+    assert deployment is not None
+    assert get(conn, "/apis/apps/v1/namespaces/kubevirt/deployments/virt-operator") is None
+    binding = get(conn, "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kubevirt-operator-a")
+    assert binding["subjects"][0]["namespace"] == "ops-a"
+    assert get(conn, "/apis/scheduling.k8s.io/v1/priorityclasses/kubevirt-cluster-critical") is None
+    assert any("left to the operands" in n for n in result["notes"])
+    assert [w["what"] for w in result["waited"]] == ["CustomResourceDefinition kubevirts.kubevirt.io",
+                                                     "Deployment ops-a/virt-operator"]
+    mark = plane.audit_offset()
+    again = run(conn, manifests_settings(tmp_path, "ops-a"), fetch, lines.append, Waiter(10, lines.append, interval=0.2))
+    assert again["changed"] is False, again["applied"]
+    assert again["plan"] == ["KubeVirt (virt-operator): v1.9.0 (as running)"]
+    assert server_writes(plane, mark) == []
+
+
+def test_upgrade_one_minor_waits_for_the_operand_and_two_minors_are_refused(plane, tmp_path):
+    write_release(tmp_path, "kubevirt", "v1.8.0", "kubevirt-operator.yaml", kubevirt_release("v1.8.0", "b"))
+    write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "b"))
+    write_release(tmp_path, "kubevirt", "v1.10.0", "kubevirt-operator.yaml", kubevirt_release("v1.10.0", "b"))
+    lines: list[str] = []
+    run_with_controllers(plane, manifests_settings(tmp_path, "ops-b", versions={"kubevirt": "v1.8.0"}), lines)
+    conn = connect(plane)
+    conn.request("POST", "/apis/kubevirt.io/v1/namespaces/ops-b/kubevirts",
+                 body={"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt", "metadata": {"name": "kubevirt"},
+                       "spec": {}})
+    # Two minor releases at once: refused, with the path, before anything is written.
+    mark = plane.audit_offset()
+    with pytest.raises(Failed) as refused:
+        run(conn, manifests_settings(tmp_path, "ops-b", versions={"kubevirt": "v1.10.0"}), fetch, lines.append)
+    assert "v1.8 → v1.9 → v1.10" in str(refused.value)
+    assert refused.value.result["plan"] == ["KubeVirt (virt-operator): refused: " + refused.value.result["plan"][0]
+                                            .split("refused: ", 1)[1]]
+    assert server_writes(plane, mark) == []
+    # One minor release: the new files, then the operand reports the new version.
+    result = run_with_controllers(plane, manifests_settings(tmp_path, "ops-b"), lines)
+    assert result["plan"] == ["KubeVirt (virt-operator): v1.8.0 → v1.9.0"]
+    assert "KubeVirt kubevirt at v1.9.0" in [w["what"] for w in result["waited"]]
+    kubevirt = get(conn, "/apis/kubevirt.io/v1/namespaces/ops-b/kubevirts/kubevirt")
+    assert kubevirt["status"]["observedKubeVirtVersion"] == "v1.9.0"
+
+
+def test_checksum_mismatch_and_missing_files_refuse_with_nothing_written(plane, tmp_path):
+    path = write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "c"))
+    conn = connect(plane)
+    mark = plane.audit_offset()
+    with pytest.raises(Failed) as mismatch:
+        run(conn, manifests_settings(tmp_path, "ops-c", checksums={"kubevirt/kubevirt-operator.yaml": "sha256:00"}),
+            fetch, print)
+    assert str(path) in str(mismatch.value) and "nothing was applied" in str(mismatch.value)
+    with pytest.raises(Failed) as missing:
+        run(conn, manifests_settings(tmp_path, "ops-c", operators=("kubevirt", "cdi")), fetch, print)
+    assert str(tmp_path / "cdi" / "v1.66.0" / "cdi-operator.yaml") in str(missing.value)
+    assert server_writes(plane, mark) == []
+    assert get(conn, "/api/v1/namespaces/ops-c") is None
+
+
+def test_removal_takes_only_what_the_operators_stage_installed(plane, tmp_path):
+    write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "d"))
+    run_with_controllers(plane, manifests_settings(tmp_path, "ops-d"), [])
+    conn = connect(plane)
+    person = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "mine", "namespace": "ops-d"}}
+    conn.request("POST", "/api/v1/namespaces/ops-d/configmaps", body=person)
+    result = run(conn, manifests_settings(tmp_path, "ops-d", state="absent"), fetch, print)
+    assert result["changed"] is True
+    assert get(conn, "/apis/apps/v1/namespaces/ops-d/deployments/virt-operator") is None
+    assert get(conn, "/apis/rbac.authorization.k8s.io/v1/clusterroles/kubevirt-operator-d") is None
+    assert get(conn, "/api/v1/namespaces/ops-d/configmaps/mine") is not None
+    assert get(conn, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubevirts.kubevirt.io") is not None
+
+
+class FakeOLM(threading.Thread):
+    """Stands in for OLM, which does not run here: for the Subscription it resolves an InstallPlan for the pinned CSV
+    and one for a later CSV (both unapproved, as with Manual approval); once the first is approved, it creates the CSV,
+    keeps it Installing for a moment, then Succeeded, and records it as installed on the Subscription."""
+
+    def __init__(self, conn: Connection, namespace: str, package: str, pinned: str, later: str) -> None:
+        super().__init__(daemon=True)
+        self.conn, self.namespace, self.package, self.pinned, self.later = conn, namespace, package, pinned, later
+        self.stop, self.installing_since = threading.Event(), 0.0
+
+    def path(self, plural: str, name: str = "") -> str:
+        return f"/apis/operators.coreos.com/v1alpha1/namespaces/{self.namespace}/{plural}" + (f"/{name}" if name else "")
+
+    def run(self) -> None:
+        while not self.stop.wait(0.2):
+            try:
+                self.tick()
+            except KubeError:
+                continue
+
+    def tick(self) -> None:
+        sub = get(self.conn, self.path("subscriptions", self.package))
+        if sub is None:
+            return
+        if not sub.get("status"):
+            for name, csv in (("install-pinned", self.pinned), ("install-later", self.later)):
+                self.conn.request("POST", self.path("installplans"), body={
+                    "apiVersion": "operators.coreos.com/v1alpha1", "kind": "InstallPlan",
+                    "metadata": {"name": name, "namespace": self.namespace},
+                    "spec": {"clusterServiceVersionNames": [csv], "approval": "Manual", "approved": False}})
+            self.status(sub, {"state": "UpgradePending", "currentCSV": self.pinned,
+                              "lastUpdated": "2026-11-26T00:00:00Z",
+                              "installPlanRef": {"name": "install-pinned", "namespace": self.namespace}})
+            return
+        plan = get(self.conn, self.path("installplans", "install-pinned")) or {}
+        csv = get(self.conn, self.path("clusterserviceversions", self.pinned))
+        if (plan.get("spec") or {}).get("approved") and csv is None:
+            self.conn.request("POST", self.path("clusterserviceversions"), body={
+                "apiVersion": "operators.coreos.com/v1alpha1", "kind": "ClusterServiceVersion",
+                "metadata": {"name": self.pinned, "namespace": self.namespace},
+                "spec": {"displayName": "KubeVirt HyperConverged Cluster Operator", "version": "1.20.0",
+                         "install": {"strategy": "deployment"},
+                         "customresourcedefinitions": {"owned": [{"name": "kubevirts.kubevirt.io", "version": "v1",
+                                                                  "kind": "KubeVirt"}]}}})
+            self.installing_since = time.monotonic()
+            self.csv_status({"phase": "Installing", "reason": "InstallWaiting", "message": "installing deployments"})
+        elif csv is not None and (csv.get("status") or {}).get("phase") == "Installing" \
+                and time.monotonic() - self.installing_since > 1.0:
+            self.csv_status({"phase": "Succeeded", "reason": "InstallSucceeded"})
+            self.status(sub, {**sub["status"], "state": "AtLatestKnown", "installedCSV": self.pinned})
+
+    def status(self, sub: dict[str, t.Any], status: dict[str, t.Any]) -> None:
+        self.conn.request("PATCH", self.path("subscriptions", self.package) + "/status", body={"status": status},
+                          content_type=MERGE)
+
+    def csv_status(self, status: dict[str, t.Any]) -> None:
+        status = {**status, "lastUpdateTime": "2026-11-26T00:00:00Z", "lastTransitionTime": "2026-11-26T00:00:00Z"}
+        self.conn.request("PATCH", self.path("clusterserviceversions", self.pinned) + "/status",
+                          body={"status": status}, content_type=MERGE)
+
+
+def test_olm_subscription_with_placement_manual_approval_of_exactly_the_pinned_csv(plane):
+    pinned, later = "kubevirt-hyperconverged-operator.v1.20.0", "kubevirt-hyperconverged-operator.v1.21.0"
+    namespace = "olm-hco"
+    settings = Settings(source="olm", platform="kubernetes", release="1.20", operators=("kubevirt", "cdi"),
+                        namespace=namespace, approval="Manual", csvs={"hco": pinned},
+                        placement={"node_selector": {"node-role.kubernetes.io/infra": ""}})
+    olm = FakeOLM(connect(plane), namespace, "community-kubevirt-hyperconverged", pinned, later)
+    olm.start()
+    lines: list[str] = []
+    try:
+        result = run(connect(plane), settings, fetch, lines.append, Waiter(60, lines.append, interval=0.2))
+    finally:
+        olm.stop.set()
+        olm.join()
+    conn = connect(plane)
+    sub = get(conn, olm.path("subscriptions", "community-kubevirt-hyperconverged"))
+    assert sub["spec"]["config"]["nodeSelector"] == {"node-role.kubernetes.io/infra": ""}
+    assert sub["spec"]["startingCSV"] == pinned and sub["spec"]["installPlanApproval"] == "Manual"
+    assert get(conn, f"/apis/operators.coreos.com/v1/namespaces/{namespace}/operatorgroups/{namespace}-group")
+    assert get(conn, olm.path("installplans", "install-pinned"))["spec"]["approved"] is True
+    assert get(conn, olm.path("installplans", "install-later"))["spec"]["approved"] is False
+    assert result["approved"] == [f"{namespace}/install-pinned"]
+    assert any("install-later" in n and "not approved" in n for n in result["notes"])
+    # It waited while the CSV was Installing, and said so.
+    assert any("waiting for Subscription" in line and "Installing" in line for line in lines), lines
+    assert [w["what"] for w in result["waited"]][-1] == "CustomResourceDefinition kubevirts.kubevirt.io"
+    # Again: nothing to approve, nothing to write.
+    mark = plane.audit_offset()
+    again = run(conn, settings, fetch, lines.append, Waiter(10, lines.append, interval=0.2))
+    assert again["changed"] is False and again["approved"] == []
+    assert server_writes(plane, mark) == []
+
+
+def test_olm_manual_without_a_pinned_csv_is_refused(plane):
+    settings = Settings(source="olm", platform="openshift", release="1.20", operators=("kubevirt",),
+                        namespace="olm-x", approval="Manual")
+    mark = plane.audit_offset()
+    with pytest.raises(Failed) as refused:
+        run(connect(plane), settings, fetch, print)
+    assert "operators_csvs.hco" in str(refused.value)
+    assert server_writes(plane, mark) == []
+
