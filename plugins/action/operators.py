@@ -12,6 +12,7 @@ from __future__ import annotations
 import typing as t
 
 from ansible.utils.display import Display
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
     AUTH_ARGUMENT_SPEC,
