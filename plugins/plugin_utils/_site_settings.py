@@ -13,6 +13,7 @@ import ipaddress
 import re
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import LABEL_VALUE, QUALIFIED_NAME
 
 _LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
@@ -99,6 +100,17 @@ def _batch(value: t.Any) -> str | None:
     return None
 
 
+def _operator_versions(value: t.Any) -> str | None:
+    problems = check_overrides(value, "")
+    return "; ".join(p.lstrip(".") for p in problems) or None
+
+
+def _checksums(value: t.Any) -> str | None:
+    bad = [k for k, v in value.items() if "/" not in str(k) or not isinstance(v, str)]
+    return (f"keys are <operator>/<file> and values sha256:<hex> strings; not: {', '.join(map(str, bad))}"
+            if bad else None)
+
+
 def _dicts(value: t.Any) -> str | None:
     return None if all(isinstance(v, dict) for v in value) else "every entry must be a mapping"
 
@@ -172,6 +184,28 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_sriov_network_namespace", "str", "default", "Namespace of the SR-IOV network's "
             "NetworkAttachmentDefinition.", check=_dns_label),
     Setting("site_hpp_pools", "list", [], "Hostpath-provisioner pools: {name, path, storage_class}.", check=_dicts),
+    Setting("site_operators_source", "str", "none", "Where the operators come from, installed before anything else "
+            "on the cluster: manifests (their release files; Kubernetes without OLM), olm (Subscriptions; OpenShift, "
+            "or Kubernetes where OLM runs), or none (they must already run; the run stops before writing when one "
+            "is missing).", choices=("none", "manifests", "olm")),
+    Setting("site_operators_versions", "dict", {}, "Operator versions that override the release profile's pins, "
+            "e.g. {kubevirt: v1.8.0} for one step of an upgrade.", check=_operator_versions),
+    Setting("site_operators_manifests_dir", "str", "", "Local release files for air-gapped sites, "
+            "<dir>/<operator>/<version>/<file> (empty: fetch them from site_operators_manifests_url).",
+            check=lambda value: None if value == "" else _absolute(value)),
+    Setting("site_operators_manifests_url", "str", "", "A mirror's URL pattern with {operator}, {version} and {file} "
+            "(empty: the upstream release assets)."),
+    Setting("site_operators_checksums", "dict", {}, "sha256:<hex> per <operator>/<file>, verified before anything "
+            "is applied.", check=_checksums),
+    Setting("site_operators_approval", "str", "Automatic", "OLM installPlanApproval; Manual approves exactly the "
+            "InstallPlan of the CSV in site_operators_csvs.", choices=("Automatic", "Manual")),
+    Setting("site_operators_csvs", "dict", {}, "OLM: the CSV to run per Subscription (hco, or an operator name): "
+            "startingCSV on install, the next minor release on upgrade."),
+    Setting("site_operators_catalog_source", "str", "", "OLM CatalogSource (empty: redhat-operators on OpenShift, "
+            "operatorhubio-catalog elsewhere)."),
+    Setting("site_operators_catalog_namespace", "str", "", "Namespace of that CatalogSource (empty: "
+            "openshift-marketplace on OpenShift, olm elsewhere)."),
+    Setting("site_operators_channel", "str", "stable", "OLM channel of the Subscriptions."),
     Setting("site_preflight_profile", "str", "production", "Preflight thresholds.",
             choices=("production", "testing")),
     Setting("site_preflight_enforce", "bool", False, "Fail on preflight problems instead of warning."),
@@ -224,6 +258,16 @@ LABELS = {
     "site_sriov_resource": "Resource name of the virtual functions",
     "site_sriov_network_namespace": "Namespace of the SR-IOV network",
     "site_hpp_pools": "Local storage pools (hostpath provisioner)",
+    "site_operators_source": "Install the operators from (manifests, OLM, or none)",
+    "site_operators_versions": "Operator versions overriding the release's",
+    "site_operators_manifests_dir": "Local directory of the operators' release files",
+    "site_operators_manifests_url": "Mirror URL pattern of the operators' release files",
+    "site_operators_checksums": "Checksums of the operators' release files",
+    "site_operators_approval": "OLM install plan approval",
+    "site_operators_csvs": "OLM CSV per Subscription",
+    "site_operators_catalog_source": "OLM catalog source",
+    "site_operators_catalog_namespace": "Namespace of the OLM catalog source",
+    "site_operators_channel": "OLM channel",
     "site_preflight_profile": "Preflight thresholds",
     "site_preflight_enforce": "Fail on preflight problems",
     "site_node_batch": "Nodes prepared at once",
@@ -239,5 +283,5 @@ INTERNAL = frozenset({
     "site_manifests", "site_written", "site_rendered_count", "site_plan", "site_workload", "site_changed_prereqs",
     "site_changed_kubevirt", "site_swap_nodes", "site_drift_total", "site_drifted", "site_warnings", "site_expanded", "site_render",
     "site_account_written", "site_account_read", "site_settings", "site_cluster", "site_run_mode", "site_missing",
-    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources",
+    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources", "site_operators",
 })

@@ -58,12 +58,14 @@ def install(ctx: Context) -> dict[str, t.Any]:
     decided = plan(chosen, target_versions(settings.release, settings.versions), now)
     problems = list(decided.problems) + _unserved_needs(ctx, chosen)
     bundles = {s.key: _bundle(ctx, catalog.BY_KEY[s.key], s.target, problems)
-               for s in decided.steps if s.action != "refused"}
+               for s in decided.steps if s.action not in ("refused", "external")}
     if problems:
         ctx.refuse(problems, plan=decided.lines)
     for step in decided.steps:
         op = catalog.BY_KEY[step.key]
         ctx.say(f"{step.line}{' (check mode: nothing is written)' if settings.check_mode else ''}")
+        if step.action == "external":
+            continue
         ctx.apply(APPLY_SET.format(key=op.key), bundles[op.key], settings.home(op))
         if not settings.check_mode:
             _await(ctx, op, step, bundles[op.key])

@@ -13,7 +13,7 @@ import typing as t
 
 from . import catalog, versions
 
-Action = t.Literal["install", "upgrade", "unchanged", "refused"]
+Action = t.Literal["install", "upgrade", "unchanged", "refused", "external"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,6 +22,7 @@ class Running:
 
     version: str | None
     source: str                   # "Deployment kubevirt/virt-operator image", "KubeVirt ... status", ...
+    external: bool = False        # runs where this site would not put it: installed by someone else
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,7 +37,8 @@ class Step:
     @property
     def line(self) -> str:
         what = {"install": f"install {self.target}", "upgrade": f"{self.current} → {self.target}",
-                "unchanged": f"{self.target} (as running)", "refused": f"refused: {self.reason}"}[self.action]
+                "unchanged": f"{self.target} (as running)", "refused": f"refused: {self.reason}",
+                "external": f"left as it is: {self.reason}"}[self.action]
         return f"{self.title}: {what}"
 
 
@@ -81,6 +83,10 @@ def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
         current = versions.parse(now.version) if now and now.version else None
         if now is None:
             steps.append(Step(op.key, op.title, None, str(parsed), "install"))
+            continue
+        if now.external:
+            steps.append(Step(op.key, op.title, now.version, str(parsed), "external",
+                              f"{now.source}, installed outside this site (its version is not managed here)"))
             continue
         if current is None:
             steps.append(Step(op.key, op.title, now.version, str(parsed), "refused",

@@ -29,12 +29,17 @@ def get(connection: t.Any, path: str) -> dict[str, t.Any] | None:
 
 
 def deployment_version(deployment: t.Mapping[str, t.Any]) -> str | None:
+    return _versioned(deployment)[0]
+
+
+def _versioned(deployment: t.Mapping[str, t.Any]) -> tuple[str | None, str]:
+    """The version and where it was read (label or image)."""
     label = ((deployment.get("metadata") or {}).get("labels") or {}).get("app.kubernetes.io/version")
     if label:
-        return str(label)
+        return str(label), "label app.kubernetes.io/version"
     containers = (((deployment.get("spec") or {}).get("template") or {}).get("spec") or {}).get("containers") or []
     image = str(containers[0].get("image", "")) if containers else ""
-    return image.rsplit(":", 1)[-1] if ":" in image.rsplit("/", 1)[-1] else None
+    return (image.rsplit(":", 1)[-1] if ":" in image.rsplit("/", 1)[-1] else None), f"image {image}"
 
 
 def operand_path(op: Operator, namespace: str, discovery: t.Any) -> str | None:
@@ -51,8 +56,11 @@ def from_manifests(connection: t.Any, discovery: t.Any, op: Operator, namespace:
         where = f"Deployment {namespace}/{op.deployment}"
         found = get(connection, f"/apis/apps/v1/namespaces/{namespace}/deployments/{op.deployment}")
         if found is not None:
-            version = deployment_version(found)
-            return Running(version, f"{where} {'label' if version and ':' not in version else 'image'}")
+            version, how = _versioned(found)
+            return Running(version, f"{where} {how}")
+        elsewhere = _elsewhere(connection, op.deployment)
+        if elsewhere is not None:
+            return elsewhere
     collection = operand_path(op, namespace, discovery)
     if collection is None or op.operand is None or not op.operand.version_field:
         return None
@@ -62,6 +70,15 @@ def from_manifests(connection: t.Any, discovery: t.Any, op: Operator, namespace:
         if observed:
             meta = item.get("metadata") or {}
             return Running(str(observed), f"{op.operand.kind} {meta.get('name')} status.{op.operand.version_field}")
+    return None
+
+
+def _elsewhere(connection: t.Any, name: str) -> Running | None:
+    """The operator's Deployment in any namespace (installed by Helm, OLM or a person)."""
+    listed = get(connection, f"/apis/apps/v1/deployments?fieldSelector=metadata.name%3D{name}") or {}
+    for item in listed.get("items") or []:
+        version, how = _versioned(item)
+        return Running(version, f"Deployment {item['metadata'].get('namespace')}/{name} {how}", external=True)
     return None
 
 

@@ -36,3 +36,17 @@ def test_a_bad_expression_fails_before_any_request():
     with pytest.raises(WaitFailed, match="invalid jsonpath"):
         no_server: t.Any = None  # any request would fail on None
         wait_for_all(no_server, no_server, [WaitSpec("v1", "X", "x", jsonpath="{.status[}")], timeout=1)
+
+
+def test_ready_waits_for_the_kind_s_own_readiness_and_stale_conditions_wait():
+    spec = WaitSpec("apps/v1", "Deployment", "d", ready=True)
+    rolling = {"kind": "Deployment", "metadata": {"generation": 2}, "spec": {"replicas": 1},
+               "status": {"observedGeneration": 1, "updatedReplicas": 1, "replicas": 1, "availableReplicas": 1}}
+    assert spec.evaluate(rolling) is None
+    rolling["status"]["observedGeneration"] = 2
+    assert spec.evaluate(rolling) is True
+    assert WaitSpec("x/v1", "ClusterServiceVersion", "c", ready=True).evaluate(
+        {"kind": "ClusterServiceVersion", "status": {"phase": "Failed"}}) is False
+    stale = WaitSpec("v1", "X", "x", condition_type="Available")
+    assert stale.evaluate({"metadata": {"generation": 2}, "status": {
+        "observedGeneration": 1, "conditions": [{"type": "Available", "status": "True"}]}}) is None

@@ -1,0 +1,42 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+from __future__ import annotations
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog, olm
+
+FAMILY = [catalog.BY_KEY["kubevirt"], catalog.BY_KEY["cdi"]]
+
+
+def test_hco_stands_for_the_family_and_prerequisite_operators_get_their_own():
+    wants, problems = olm.wanted([*FAMILY, catalog.BY_KEY["nmstate"]], "openshift", {"hco": "x.v1"}, "kv")
+    assert wants == [olm.Wanted("hco", "kubevirt-hyperconverged", "openshift-cnv", "x.v1"),
+                     olm.Wanted("nmstate", "kubernetes-nmstate-operator", "openshift-nmstate", "")]
+    assert problems == []
+    wants, problems = olm.wanted([*FAMILY, catalog.BY_KEY["hpp"]], "kubernetes", {}, "kv")
+    assert wants == [olm.Wanted("hco", "community-kubevirt-hyperconverged", "kv", "")]
+    assert "hostpath-provisioner-operator: no OLM package" in problems[0]
+
+
+def test_allowed_csv():
+    want = olm.Wanted("hco", "p", "ns", "p.v1.20.0")
+    assert olm.allowed_csv(want, None) == ("p.v1.20.0", None)
+    assert olm.allowed_csv(want, "p.v1.20.0") == (None, None)
+    assert olm.allowed_csv(want, "p.v1.19.3") == ("p.v1.20.0", None)
+    csv, problem = olm.allowed_csv(want, "p.v1.18.0")
+    assert csv is None and "v1.18 → v1.19 → v1.20" in (problem or "")
+    csv, problem = olm.allowed_csv(olm.Wanted("hco", "p", "ns", ""), None)
+    assert csv is None and "operators_csvs.hco" in (problem or "")
+
+
+def test_approvals_take_exactly_the_allowed_csv():
+    plans = [
+        {"metadata": {"name": "a"}, "spec": {"clusterServiceVersionNames": ["p.v1.20.0"], "approved": False}},
+        {"metadata": {"name": "b"}, "spec": {"clusterServiceVersionNames": ["p.v1.21.0"], "approved": False}},
+        {"metadata": {"name": "c"}, "spec": {"clusterServiceVersionNames": ["p.v1.20.0"], "approved": True}},
+        {"metadata": {"name": "d"}, "spec": {"clusterServiceVersionNames": ["q.v2.0.0"], "approved": False}},
+        {"metadata": {"name": "e"}, "spec": {"clusterServiceVersionNames": ["p.v1.20.0", "p.v1.21.0"]}},
+    ]
+    approve, notes = olm.approvals(plans, "p.v1.20.0")
+    assert approve == ["a"]
+    assert len(notes) == 2 and notes[0].startswith("InstallPlan b") and notes[1].startswith("InstallPlan e")
