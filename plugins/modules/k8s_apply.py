@@ -149,7 +149,9 @@ options:
         The site playbook passes C(site_adopt).
       - An existing Namespace or CustomResourceDefinition that is not a member is never adopted, with or without
         this option, it is used as it is. It gets our field values but not the membership label, so prune never
-        deletes it, and RV(objects[].membership) says C(shared).
+        deletes it, and RV(objects[].membership) says C(shared). One that another apply set of this field manager
+        created is not written at all (applying it without that set's labels would take them away):
+        RV(objects[].owner_apply_set) names that set.
       - Without O(apply_set), an existing object that this field manager has never applied is planned without
         force (as C(kubectl apply --server-side) without C(--force-conflicts)). A field that another field manager
         set to another value is a conflict, reported with its path before anything is written. With this option,
@@ -354,6 +356,11 @@ objects:
       description: C(shared) for an existing Namespace or CRD that is used but never made a member (see O(adopt)).
       type: str
       returned: when shared
+    owner_apply_set:
+      description: The id of the other apply set (of this field manager) whose member a shared object is; it is
+        used as it is, not written.
+      type: str
+      returned: when another apply set made the shared object
     changes:
       description: Field-level changes, each C({path, op, before, after}) with op C(add), C(remove) or C(change).
       type: list

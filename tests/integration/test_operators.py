@@ -12,6 +12,7 @@ in its name. The code under test only reads them.
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 import threading
 import time
@@ -94,9 +95,10 @@ def write_release(root: pathlib.Path, key: str, version: str, name: str, objects
 
 class FakeControllers(threading.Thread):
     """Stands in for kube-controller-manager and virt-operator, which do not run here: marks each Deployment in
-    ``namespace`` rolled out, and the KubeVirt CRs there at the version of virt-operator's image, Available."""
+    ``namespace`` (every namespace: None) rolled out, and the KubeVirt CRs there at the version of virt-operator's
+    image, Available."""
 
-    def __init__(self, conn: Connection, namespace: str) -> None:
+    def __init__(self, conn: Connection, namespace: str | None) -> None:
         super().__init__(daemon=True)
         self.conn, self.namespace, self.stop = conn, namespace, threading.Event()
 
@@ -108,10 +110,11 @@ class FakeControllers(threading.Thread):
                 continue
 
     def tick(self) -> None:
-        base = f"/apis/apps/v1/namespaces/{self.namespace}/deployments"
+        where = f"/namespaces/{self.namespace}" if self.namespace else ""
         version = None
-        for item in (get(self.conn, base) or {}).get("items") or []:
+        for item in (get(self.conn, f"/apis/apps/v1{where}/deployments") or {}).get("items") or []:
             spec, meta = item["spec"], item["metadata"]
+            base = f"/apis/apps/v1/namespaces/{meta['namespace']}/deployments"
             replicas = spec.get("replicas", 1)
             if (item.get("status") or {}).get("observedGeneration") != meta["generation"]:
                 status = {"observedGeneration": meta["generation"], "replicas": replicas, "updatedReplicas": replicas,
@@ -120,6 +123,8 @@ class FakeControllers(threading.Thread):
                                   content_type=MERGE)
             if meta["name"] == "virt-operator":
                 version = spec["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
+        if self.namespace is None:
+            return
         kubevirts = f"/apis/kubevirt.io/v1/namespaces/{self.namespace}/kubevirts"
         for item in (get(self.conn, kubevirts) or {}).get("items") or []:
             if version and (item.get("status") or {}).get("observedKubeVirtVersion") != version:
@@ -136,6 +141,16 @@ def manifests_settings(root: pathlib.Path, namespace: str, **extra: t.Any) -> Se
                     **extra)
 
 
+@pytest.fixture
+def removed_after(plane):
+    """Settings whose operators are removed after the test: one virt-operator per cluster, and another one running
+    makes the next install \"installed outside this site\"."""
+    installed: list[Settings] = []
+    yield installed.append
+    for settings in installed:
+        run(connect(plane), dataclasses.replace(settings, state="absent"), fetch, print)
+
+
 def run_with_controllers(plane, settings: Settings, lines: list[str]) -> dict[str, t.Any]:
     conn = connect(plane)
     controllers = FakeControllers(connect(plane), settings.namespace)
@@ -147,8 +162,9 @@ def run_with_controllers(plane, settings: Settings, lines: list[str]) -> dict[st
         controllers.join()
 
 
-def test_release_manifests_install_then_noop(plane, tmp_path):
+def test_release_manifests_install_then_noop(plane, tmp_path, removed_after):
     write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "a"))
+    removed_after(manifests_settings(tmp_path, "ops-a"))
     lines: list[str] = []
     result = run_with_controllers(plane, manifests_settings(tmp_path, "ops-a"), lines)
     assert result["changed"] is True
@@ -172,10 +188,11 @@ def test_release_manifests_install_then_noop(plane, tmp_path):
     assert server_writes(plane, mark) == []
 
 
-def test_upgrade_one_minor_waits_for_the_operand_and_two_minors_are_refused(plane, tmp_path):
+def test_upgrade_one_minor_waits_for_the_operand_and_two_minors_are_refused(plane, tmp_path, removed_after):
     write_release(tmp_path, "kubevirt", "v1.8.0", "kubevirt-operator.yaml", kubevirt_release("v1.8.0", "b"))
     write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "b"))
     write_release(tmp_path, "kubevirt", "v1.10.0", "kubevirt-operator.yaml", kubevirt_release("v1.10.0", "b"))
+    removed_after(manifests_settings(tmp_path, "ops-b"))
     lines: list[str] = []
     run_with_controllers(plane, manifests_settings(tmp_path, "ops-b", versions={"kubevirt": "v1.8.0"}), lines)
     conn = connect(plane)
@@ -225,6 +242,25 @@ def test_removal_takes_only_what_the_operators_stage_installed(plane, tmp_path):
     assert get(conn, "/apis/rbac.authorization.k8s.io/v1/clusterroles/kubevirt-operator-d") is None
     assert get(conn, "/api/v1/namespaces/ops-d/configmaps/mine") is not None
     assert get(conn, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/kubevirts.kubevirt.io") is not None
+
+
+def test_an_operator_someone_else_installed_is_left_alone(plane, tmp_path):
+    write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "e"))
+    conn = connect(plane)
+    by_hand = [o for o in kubevirt_release("v1.4.0", "e") if o["kind"] in ("Namespace", "Deployment")]
+    for obj in by_hand:
+        obj["metadata"]["name" if obj["kind"] == "Namespace" else "namespace"] = "by-hand"
+    conn.request("POST", "/api/v1/namespaces", body=by_hand[0])
+    conn.request("POST", "/apis/apps/v1/namespaces/by-hand/deployments", body=by_hand[1])
+    try:
+        mark = plane.audit_offset()
+        result = run(conn, manifests_settings(tmp_path, "ops-e"), fetch, print)
+        assert result["plan"] == [("KubeVirt (virt-operator): left as it is: Deployment by-hand/virt-operator image "
+                                   "quay.io/kubevirt/virt-operator:v1.4.0, installed outside this site (its version "
+                                   "is not managed here)")]
+        assert result["changed"] is False and server_writes(plane, mark) == []
+    finally:
+        conn.request("DELETE", "/api/v1/namespaces/by-hand")
 
 
 class FakeOLM(threading.Thread):

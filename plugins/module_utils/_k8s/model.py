@@ -163,6 +163,7 @@ class Item:
     validated_by: str = ""
     live_unknown: bool = False   # not listed and not read: the dry run tells whether it exists
     shared: bool = False         # ownership: an existing Namespace or CRD used, never made a member
+    owner_set: str = ""          # ownership: shared, and another apply set of ours made it: used as it is
     adopting: bool = False       # ownership: an existing non-member this run makes a member (adopt: true)
     owner_checked: bool = False  # ownership: the rule was applied to the live object
     rank_override: float | None = None

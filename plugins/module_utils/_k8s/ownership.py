@@ -8,7 +8,9 @@ have the name of an input object must therefore never become a member silently: 
 later prune would delete that person's data. The rule, for an object that exists and is not a member:
 
 - a Namespace or CustomResourceDefinition is *shared*: applied without the membership label, never pruned (a
-  Namespace created by hand, or by OLM, is where most installations start);
+  Namespace created by hand, or by OLM, is where most installations start); one that another apply set of ours
+  created is used as it is, not applied at all (the same field manager applying it without that set's labels would
+  take them away, and the two sets would undo each other on every run);
 - anything else is refused, naming it and who manages its fields, unless ``adopt`` is set: then it becomes a
   member, reported as ``adopted``.
 
@@ -45,6 +47,14 @@ def is_member(obj: t.Mapping[str, t.Any], applyset: ApplySet | None, field_manag
     """Created by this apply set: its part-of label, applied by our field manager."""
     labels = (obj.get("metadata") or {}).get("labels") or {}
     return applyset is not None and labels.get(PART_OF_LABEL) == applyset.id and applied_by(obj, field_manager)
+
+
+def other_set(obj: t.Mapping[str, t.Any], applyset: ApplySet | None, field_manager: str) -> str:
+    """The id of another apply set whose member ``obj`` is (its part-of label, applied by our field manager)."""
+    label = ((obj.get("metadata") or {}).get("labels") or {}).get(PART_OF_LABEL) or ""
+    if applyset is None or not label or label == applyset.id or not applied_by(obj, field_manager):
+        return ""
+    return str(label)
 
 
 def never_applied(obj: t.Mapping[str, t.Any], field_manager: str) -> bool:

@@ -63,6 +63,8 @@ def _entry(ctx: Context, item: Item) -> tuple[dict[str, t.Any], dict[str, t.Any]
     }
     if item.shared:
         entry["membership"] = "shared"
+    if item.owner_set:
+        entry["owner_apply_set"] = item.owner_set
     if item.deferred:
         entry["deferred"] = item.deferred
         if item.action == "unchanged" and options.state == "present":

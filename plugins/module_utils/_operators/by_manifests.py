@@ -54,7 +54,8 @@ def install(ctx: Context) -> dict[str, t.Any]:
     settings = ctx.settings
     chosen = settings.chosen()
     now = {op.key: r for op in chosen
-           if (r := running.from_manifests(ctx.connection, ctx.discovery, op, settings.home(op))) is not None}
+           if (r := running.from_manifests(ctx.connection, ctx.discovery, op, settings.home(op),
+                                           APPLY_SET.format(key=op.key))) is not None}
     decided = plan(chosen, target_versions(settings.release, settings.versions), now)
     problems = list(decided.problems) + _unserved_needs(ctx, chosen)
     bundles = {s.key: _bundle(ctx, catalog.BY_KEY[s.key], s.target, problems)
@@ -131,8 +132,10 @@ def _await_operand(ctx: Context, op: catalog.Operator, target: str) -> None:
 def remove(ctx: Context) -> dict[str, t.Any]:
     """Each operator's apply set emptied, last installed first; Namespaces stay (they may hold what others put
     there), and are named."""
+    lines = []
     for op in reversed(ctx.settings.chosen()):
-        ctx.say(f"{op.title}: removing what this site installed (apply set {APPLY_SET.format(key=op.key)})")
+        lines.append(f"{op.title}: remove what this site installed (apply set {APPLY_SET.format(key=op.key)})")
+        ctx.say(lines[-1])
         ctx.apply(APPLY_SET.format(key=op.key), [], ctx.settings.home(op))
         ctx.notes.append(f"{op.title}: Namespace {ctx.settings.home(op)} is left in place")
-    return ctx.result()
+    return ctx.result(plan=lines)

@@ -152,4 +152,5 @@ def remove(ctx: Context) -> dict[str, t.Any]:
             ctx.connection.request("DELETE", OLM.format(namespace=namespace, plural="clusterserviceversions")
                                    + f"/{csv}")
             ctx.notes.append(f"ClusterServiceVersion {namespace}/{csv} deleted with its Subscription")
-    return ctx.result()
+    return ctx.result(plan=[f"{w.package} in {w.namespace}: remove the Subscription this site made, and its CSV"
+                            for w in wants], approved=[])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import typing as t
 
+from .._k8s.applyset import PART_OF_LABEL, applyset_id
 from .._k8s.client import KubeError
 from .catalog import Operator
 from .plan import Running
@@ -50,8 +51,17 @@ def operand_path(op: Operator, namespace: str, discovery: t.Any) -> str | None:
     return resource.path(namespace if resource.namespaced else None, None) if resource else None
 
 
-def from_manifests(connection: t.Any, discovery: t.Any, op: Operator, namespace: str) -> Running | None:
-    """``namespace``: where this site puts ``op`` (its own, or the operands' for a colocated operator)."""
+def from_manifests(connection: t.Any, discovery: t.Any, op: Operator, namespace: str,
+                   apply_set: str = "") -> Running | None:
+    """``namespace``: where this site puts ``op`` (its own, or the operands' for a colocated operator);
+    ``apply_set``: the site's apply set of ``op``, whose Deployment tells the version of an operator whose
+    Deployment name upstream does not fix."""
+    if not op.deployment and apply_set:
+        selector = f"{PART_OF_LABEL}%3D{applyset_id(apply_set, namespace)}"
+        listed = get(connection, f"/apis/apps/v1/namespaces/{namespace}/deployments?labelSelector={selector}") or {}
+        for item in listed.get("items") or []:
+            version, how = _versioned(item)
+            return Running(version, f"Deployment {namespace}/{item['metadata']['name']} {how}")
     if op.deployment:
         where = f"Deployment {namespace}/{op.deployment}"
         found = get(connection, f"/apis/apps/v1/namespaces/{namespace}/deployments/{op.deployment}")

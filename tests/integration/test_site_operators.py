@@ -1,0 +1,90 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The site from a cluster where no operator runs: the operators stage installs them from local release files
+(air-gapped layout), then the operands are written; a second run changes nothing; removal takes the operators last.
+
+The release files are written by the test in the shape of upstream's (Namespace, RBAC, the operator Deployment);
+the CRDs are the real ones the harness installs. No kube-controller-manager runs here: FakeControllers sets the
+Deployments' rollout status as it would.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+from test_hyperconverged_role import recap_changed
+from test_k8s_apply import server_writes
+from test_operators import FakeControllers, connect, get, write_release
+from test_site import site
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
+
+VERSIONS = {"migration": "v0.1.0", "filerestore": "v0.1.0"}
+
+
+def release(op: catalog.Operator, version: str) -> list[dict]:
+    name = op.deployment or f"{op.key}-operator"
+    labels = {"name": name}
+    return [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": op.namespace}},
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": name, "namespace": op.namespace}},
+        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": name, "namespace": op.namespace},
+         "spec": {"selector": {"matchLabels": labels},
+                  "template": {"metadata": {"labels": labels},
+                               "spec": {"serviceAccountName": name,
+                                        "containers": [{"name": name, "image": f"quay.io/x/{name}:{version}"}]}}}},
+    ]
+
+
+def release_dir(root: pathlib.Path) -> pathlib.Path:
+    versions = {**catalog.PINS["1.20"], **VERSIONS}
+    for key in ("kubevirt", "cdi", "cnao", "migration", "filerestore", "nmstate"):
+        op = catalog.BY_KEY[key]
+        files = op.files or ("operator.yaml",)
+        # Every object in the first file, the others empty (upstream splits them; the order is what counts).
+        write_release(root, key, versions[key], files[0], release(op, versions[key]))
+        for other in files[1:]:
+            (root / key / versions[key] / other).write_text("", encoding="utf-8")
+    return root
+
+
+def site_with_operators(plane, root: pathlib.Path, *extra: str):
+    # The example inventory without SR-IOV and hostpath-provisioner pools: their operators are a Helm chart
+    # (SR-IOV) and need cert-manager (hostpath-provisioner), neither of which this server has.
+    settings = {"site_operators_source": "manifests", "site_operators_manifests_dir": str(root),
+                "site_operators_versions": VERSIONS, "site_sriov_nic": "", "site_hpp_pools": []}
+    controllers = FakeControllers(connect(plane), None)
+    controllers.start()
+    try:
+        return site(plane, "-e", json.dumps(settings), *extra)
+    finally:
+        controllers.stop.set()
+        controllers.join()
+
+
+def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_control_plane, tmp_path):
+    plane = empty_control_plane
+    root = release_dir(tmp_path)
+    first = site_with_operators(plane, root)
+    assert first.returncode == 0, first.stdout + first.stderr
+    conn = connect(plane)
+    # virt-operator with its operands, the others where their files put them; progress was printed.
+    assert get(conn, "/apis/apps/v1/namespaces/kubevirt-hyperconverged/deployments/virt-operator") is not None
+    assert get(conn, "/apis/apps/v1/namespaces/cdi/deployments/cdi-operator") is not None
+    assert get(conn, "/apis/kubevirt.io/v1/namespaces/kubevirt-hyperconverged/kubevirts") is not None
+    assert "[operators] KubeVirt (virt-operator): install v1.9.0" in first.stdout
+    assert "operators: KubeVirt (virt-operator): install v1.9.0; CDI (cdi-operator): install v1.66.0" in first.stdout
+
+    mark = plane.audit_offset()
+    again = site_with_operators(plane, root)
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
+    assert "KubeVirt (virt-operator): v1.9.0 (as running)" in again.stdout
+    assert server_writes(plane, mark) == []
+
+    removed = site_with_operators(plane, root, "-e", "site_state=absent")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert get(conn, "/apis/apps/v1/namespaces/kubevirt-hyperconverged/deployments/virt-operator") is None
+    assert get(conn, "/apis/apps/v1/namespaces/cdi/deployments/cdi-operator") is None
+    assert removed.stdout.index("Remove KubeVirt first") < removed.stdout.index("Remove the operators last")
