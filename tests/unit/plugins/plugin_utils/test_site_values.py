@@ -36,11 +36,15 @@ def valid_answers(question: dict) -> list[str]:
                    "site_vm_networks": "[{name: n, namespace: vms, vlan: 100}]",
                    "site_hpp_pools": "- {name: local, path: /var/hpvolumes}",
                    "site_infra_node_selector": "{node-role.kubernetes.io/infra: ''}",
-                   "site_workload_node_selector": '{"node-role.kubernetes.io/worker": ""}'}
+                   "site_workload_node_selector": '{"node-role.kubernetes.io/worker": ""}',
+                   "site_operators_versions": "{kubevirt: v1.8.0}",
+                   "site_operators_checksums": '{"kubevirt/kubevirt-operator.yaml": "sha256:00"}',
+                   "site_operators_csvs": "{hco: kubevirt-hyperconverged-operator.v4.17.3}"}
         return [empty, written[setting.name]]
     samples = {"site_platform_version": "4.19", "site_migration_range": "10.200.5.0/24", "site_sriov_vendor": "15b3",
                "site_swap_file": "/var/swap/kubevirt", "site_node_batch": "5", "site_render_dir": "out",
-               "site_swap_pool": "vm-workers", "site_vm_bridge": "br2", "site_sriov_resource": "vfs"}
+               "site_swap_pool": "vm-workers", "site_vm_bridge": "br2", "site_sriov_resource": "vfs",
+               "site_operators_manifests_dir": "/srv/mirror"}
     return [samples.get(setting.name, "eno2")]
 
 
@@ -140,6 +144,14 @@ def test_an_unknown_survey_variable_is_refused_with_a_suggestion():
     ({"site_workload_node_selector": {"gpu": True}}, "site_workload_node_selector", "quote them"),
     ({"site_infra_node_selector": ["infra"]}, "site_infra_node_selector", "must be a mapping"),
     ({"site_hyperconverged_spec": "featureGates"}, "site_hyperconverged_spec", "must be a mapping"),
+    ({"site_operators_source": "helm"}, "site_operators_source", "must be one of"),
+    ({"site_operators_versions": {"kubevrit": "v1.8.0"}}, "site_operators_versions",
+     "kubevrit: not an operator this collection installs"),
+    ({"site_operators_versions": {"cdi": "latest"}}, "site_operators_versions", "not a version like v1.9.0"),
+    ({"site_operators_manifests_dir": "mirror"}, "site_operators_manifests_dir", "absolute path"),
+    ({"site_operators_checksums": {"kubevirt-operator.yaml": "sha256:0"}}, "site_operators_checksums",
+     "<operator>/<file>"),
+    ({"site_operators_approval": "manual"}, "site_operators_approval", "must be one of"),
     ({"site_sriov_vendor": 8086}, "site_sriov_vendor", None),  # an int reads back as the same digits: accepted
     ({"site_migration_nic": "eno3"}, "site_migration_range", "required with site_migration_nic"),
     ({"site_migration_range": "10.9.0.0/24"}, "site_migration_range", "without site_migration_nic"),
