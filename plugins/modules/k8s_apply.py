@@ -150,7 +150,7 @@ options:
       - An existing Namespace or CustomResourceDefinition that is not a member is never adopted, with or without
         this option, it is used as it is. It gets our field values but not the membership label, so prune never
         deletes it, and RV(objects[].membership) says C(shared). One that another apply set of this field manager
-        created is not written at all (applying it without that set's labels would take them away):
+        created is not written at all (applying it without that set's labels would take them away) -
         RV(objects[].owner_apply_set) names that set.
       - Without O(apply_set), an existing object that this field manager has never applied is planned without
         force (as C(kubectl apply --server-side) without C(--force-conflicts)). A field that another field manager

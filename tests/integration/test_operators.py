@@ -47,7 +47,7 @@ def connect(plane) -> Connection:
     return Connection(kubeconfig=str(plane.kubeconfig), context="admin", retries=3, backoff=0.05)
 
 
-def get(conn: Connection, path: str) -> dict[str, t.Any] | None:
+def get(conn: Connection, path: str) -> t.Any:
     try:
         return conn.request("GET", path)
     except KubeError as exc:

@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.readiness import (
@@ -28,13 +30,13 @@ def test_deployment_needs_the_generation_observed_and_every_count():
 
 
 def test_daemonset_and_statefulset():
-    ds = {"kind": "DaemonSet", "metadata": {"generation": 1},
+    ds: dict[str, t.Any] = {"kind": "DaemonSet", "metadata": {"generation": 1},
           "status": {"observedGeneration": 1, "desiredNumberScheduled": 3, "updatedNumberScheduled": 3,
                      "numberAvailable": 2}}
     assert rollout(ds).detail == "2 of 3 updated pods available"
     ds["status"]["numberAvailable"] = 3
     assert rollout(ds).state == "ready"
-    sts = {"kind": "StatefulSet", "metadata": {"generation": 1}, "spec": {"replicas": 2},
+    sts: dict[str, t.Any] = {"kind": "StatefulSet", "metadata": {"generation": 1}, "spec": {"replicas": 2},
            "status": {"observedGeneration": 1, "readyReplicas": 2, "updatedReplicas": 1, "currentRevision": "a",
                       "updateRevision": "b"}}
     assert "revision b" in rollout(sts).detail
@@ -45,7 +47,7 @@ def test_daemonset_and_statefulset():
 
 
 def test_a_condition_older_than_the_generation_does_not_count():
-    obj = {"metadata": {"generation": 3},
+    obj: dict[str, t.Any] = {"metadata": {"generation": 3},
            "status": {"conditions": [{"type": "Available", "status": "True", "observedGeneration": 2}]}}
     assert "from 2" in condition(obj, "Available").detail
     obj["status"]["conditions"][0]["observedGeneration"] = 3

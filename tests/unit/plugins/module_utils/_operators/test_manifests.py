@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import hashlib
+import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.manifests import Source, checksum_problem, parse, place, sources
@@ -55,7 +56,7 @@ def test_parse_names_the_file_and_line():
 
 
 def test_place_moves_a_colocated_operator_and_every_reference_to_its_namespace():
-    objects = [
+    objects: list[dict[str, t.Any]] = [
         {"kind": "Namespace", "metadata": {"name": "kubevirt", "labels": {"kubevirt.io": ""}}},
         {"kind": "Deployment", "metadata": {"name": "virt-operator", "namespace": "kubevirt"}},
         {"kind": "ServiceAccount", "metadata": {"name": "sa"}},

@@ -30,16 +30,16 @@ def test_a_skipped_minor_and_an_unreadable_version_are_refused_with_where_they_w
 
 def test_an_operator_without_a_pin_names_the_setting():
     decided = plan([catalog.BY_KEY["migration"]], target_versions("1.20", {}), {})
-    assert decided.problems == ("kubevirt-migration-operator: the release profile pins no version of it; "
-                                "set operators_versions.migration",)
+    assert decided.problems == (("kubevirt-migration-operator: the release profile pins no version of it; "
+                                "set operators_versions.migration"),)
 
 
 def test_overrides_win_and_are_checked():
     assert target_versions("1.20", {"kubevirt": "v1.8.0", "cdi": ""})["kubevirt"] == "v1.8.0"
     assert target_versions("1.20", {"cdi": ""})["cdi"] == "v1.66.0"
     assert check_overrides({"kubevrit": "v1", "cdi": "new"}) == [
-        "operators_versions.kubevrit: not an operator this collection installs (one of aaq, cdi, cnao, filerestore, "
-        "hpp, kubevirt, migration, nmstate, sriov, ssp)",
+        ("operators_versions.kubevrit: not an operator this collection installs (one of aaq, cdi, cnao, filerestore, "
+        "hpp, kubevirt, migration, nmstate, sriov, ssp)"),
         "operators_versions.cdi: 'new' is not a version like v1.9.0"]
 
 

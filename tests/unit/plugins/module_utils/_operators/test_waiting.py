@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import typing as t
+
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.readiness import READY, Verdict
@@ -21,7 +23,7 @@ class Clock:
 
 
 def test_says_at_start_on_change_every_30_s_and_when_ready():
-    clock, said = Clock(), []
+    clock, said = Clock(), t.cast("list[str]", [])
     answers = iter([Verdict("waiting", "a")] * 40 + [Verdict("waiting", "b"), READY])
     waiter = Waiter(600, said.append, interval=1.0, clock=clock, sleep=clock.sleep)
     took = waiter.until("thing", lambda: next(answers))
@@ -33,7 +35,7 @@ def test_says_at_start_on_change_every_30_s_and_when_ready():
 
 
 def test_ready_at_once_says_nothing():
-    said = []
+    said: list[str] = []
     Waiter(10, said.append).until("x", lambda: READY)
     assert said == []
 
