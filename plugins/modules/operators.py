@@ -170,20 +170,15 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Install KubeVirt's operators from the upstream release files of the profile's versions
-  virtinfra.hyperconverged.operators:
-    source: manifests
-    objects: "{{ rendered.operands }}"
-
-- name: Air-gapped - the same files from a local directory, each verified
+- name: Air-gapped - KubeVirt and CDI from a local directory (<dir>/<operator>/<version>/<file>)
   virtinfra.hyperconverged.operators:
     source: manifests
     operators: [kubevirt, cdi]
-    manifests_dir: /srv/mirror/operators
-    checksums:
-      kubevirt/kubevirt-operator.yaml: "sha256:0123abcd..."
+    manifests_dir: "{{ mirror_dir }}"
+    checksums: "{{ mirror_checksums }}"  # {kubevirt/kubevirt-operator.yaml - "sha256:<hex>"}, verified first
+  register: installed
 
-- name: OpenShift Virtualization through OLM, operator pods on infra nodes, Manual approval
+- name: OpenShift Virtualization through OLM, operator pods on infra nodes, Manual approval of one CSV
   virtinfra.hyperconverged.operators:
     source: olm
     platform: openshift

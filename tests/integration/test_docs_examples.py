@@ -118,6 +118,27 @@ CONTEXT: dict[str, dict[str, t.Any]] = {
                                                      "objects": "{{ rendered.operands }}"}}]},
     "node_prereqs": {"vars": {"cluster_nodes": [
         {"name": "worker1", "memory": "256Gi", "labels": {"node-role.kubernetes.io/worker": ""}}]}},
+    "operators": {"cluster": True, "vars": {"mirror_dir": "{{ playbook_dir }}/mirror"}, "before": [
+        {"name": "The mirror's folders", "check_mode": False, "loop": ["kubevirt/v1.9.0", "cdi/v1.66.0"],
+         "ansible.builtin.file": {"path": "{{ mirror_dir }}/{{ item }}", "state": "directory", "mode": "0755"}},
+        {"name": "Write a mirror in the documented layout (a Namespace and the operator Deployment per file)",
+         "check_mode": False, "loop": [["kubevirt", "v1.9.0", "kubevirt-operator.yaml", "virt-operator"],
+                                       ["cdi", "v1.66.0", "cdi-operator.yaml", "cdi-operator"]],
+         "ansible.builtin.copy": {"dest": "{{ mirror_dir }}/{{ item[0] }}/{{ item[1] }}/{{ item[2] }}", "content": (
+             "{{ [{'apiVersion': 'v1', 'kind': 'Namespace', 'metadata': {'name': item[0]}},"
+             " {'apiVersion': 'apps/v1', 'kind': 'Deployment',"
+             "  'metadata': {'name': item[3], 'namespace': item[0]},"
+             "  'spec': {'selector': {'matchLabels': {'name': item[3]}}, 'template': {"
+             "   'metadata': {'labels': {'name': item[3]}},"
+             "   'spec': {'containers': [{'name': item[3], 'image': 'quay.io/x/' ~ item[3] ~ ':' ~ item[1]}]}}}}]"
+             " | to_nice_yaml(explicit_start=false) }}")}},
+        {"name": "Their checksums", "loop": ["kubevirt/v1.9.0/kubevirt-operator.yaml", "cdi/v1.66.0/cdi-operator.yaml"],
+         "ansible.builtin.stat": {"path": "{{ mirror_dir }}/{{ item }}", "checksum_algorithm": "sha256"},
+         "register": "mirror_files"},
+        {"name": "Keyed <operator>/<file>", "ansible.builtin.set_fact": {"mirror_checksums": (
+            "{{ dict(mirror_files.results | map(attribute='item') | map('regex_replace', '/v[^/]+/', '/')"
+            " | zip(mirror_files.results | map(attribute='stat.checksum') | map('regex_replace', '^', 'sha256:'))) }}")}},
+    ]},
     "preflight_info": {},
     "site_settings": {"inventory": True},
     "vm_validate": {"before": [RENDER], "files": {"vm.yml": {
