@@ -55,8 +55,8 @@ class ActionModule(ControllerAction):
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         objects = plain(args["objects"])
-        keys = list(args["operators"]) or [op.key for op in catalog.needed(str(o.get("apiVersion", ""))
-                                                                             for o in objects)]
+        needed = catalog.needed(str(o.get("apiVersion", "")) for o in objects)
+        keys = list(args["operators"]) or [op.key for op in needed]
         problems = check_overrides(args["versions"], "versions")
         if problems:
             return {"failed": True, "msg": "nothing was written: " + "; ".join(problems), "problems": problems}

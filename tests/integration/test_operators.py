@@ -75,8 +75,8 @@ def kubevirt_release(version: str, suffix: str) -> list[dict[str, t.Any]]:
          "subjects": [{"kind": "ServiceAccount", "name": "kubevirt-operator", "namespace": "kubevirt"}]},
         {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "kubevirt-cluster-critical"},
          "value": 1000000000},
-        {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "virt-operator", "namespace": "kubevirt",
-                                                                      "labels": labels},
+        {"apiVersion": "apps/v1", "kind": "Deployment",
+         "metadata": {"name": "virt-operator", "namespace": "kubevirt", "labels": labels},
          "spec": {"replicas": 2, "selector": {"matchLabels": labels},
                   "template": {"metadata": {"labels": labels},
                                "spec": {"serviceAccountName": "kubevirt-operator",
@@ -365,4 +365,3 @@ def test_olm_manual_without_a_pinned_csv_is_refused(plane):
         run(connect(plane), settings, fetch, print)
     assert "operators_csvs.hco" in str(refused.value)
     assert server_writes(plane, mark) == []
-

@@ -77,7 +77,7 @@ def _unserved_needs(ctx: Context, chosen: t.Sequence[catalog.Operator]) -> list[
     problems = []
     for op in chosen:
         for kind_path, provider in op.needs:
-            api_version, _, kind = kind_path.rpartition("/")
+            api_version, _sep, kind = kind_path.rpartition("/")
             if ctx.discovery.find(api_version, kind) is None:
                 problems.append(f"{op.title} needs {provider} ({kind} {api_version} is not served); install it first")
     return problems

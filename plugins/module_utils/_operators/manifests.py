@@ -52,7 +52,7 @@ def checksum_problem(source: Source, content: bytes, expected: str | None) -> st
     """``expected`` is ``sha256:<hex>`` (or bare hex, sha256); None when it matches or none is given."""
     if not expected:
         return None
-    algorithm, _, digest = expected.rpartition(":")
+    algorithm, _sep, digest = expected.rpartition(":")
     algorithm = algorithm or "sha256"
     if algorithm not in hashlib.algorithms_guaranteed:
         return f"operators_checksums[{source.key!r}]: unknown algorithm {algorithm!r} (use sha256:<hex>)"

@@ -58,7 +58,7 @@ def wanted(operators: t.Sequence[catalog.Operator], platform: str, csvs: t.Mappi
 
 def csv_version(name: str) -> versions.Version | None:
     """``kubevirt-hyperconverged-operator.v4.17.3`` → 4.17.3."""
-    _, _, tail = name.rpartition(".v")
+    tail = name.rpartition(".v")[2]
     return versions.parse(tail) if tail else None
 
 

@@ -30,15 +30,17 @@ def test_deployment_needs_the_generation_observed_and_every_count():
 
 
 def test_daemonset_and_statefulset():
-    ds: dict[str, t.Any] = {"kind": "DaemonSet", "metadata": {"generation": 1},
-          "status": {"observedGeneration": 1, "desiredNumberScheduled": 3, "updatedNumberScheduled": 3,
-                     "numberAvailable": 2}}
+    ds: dict[str, t.Any] = {
+        "kind": "DaemonSet", "metadata": {"generation": 1},
+        "status": {"observedGeneration": 1, "desiredNumberScheduled": 3, "updatedNumberScheduled": 3,
+                   "numberAvailable": 2}}
     assert rollout(ds).detail == "2 of 3 updated pods available"
     ds["status"]["numberAvailable"] = 3
     assert rollout(ds).state == "ready"
-    sts: dict[str, t.Any] = {"kind": "StatefulSet", "metadata": {"generation": 1}, "spec": {"replicas": 2},
-           "status": {"observedGeneration": 1, "readyReplicas": 2, "updatedReplicas": 1, "currentRevision": "a",
-                      "updateRevision": "b"}}
+    sts: dict[str, t.Any] = {
+        "kind": "StatefulSet", "metadata": {"generation": 1}, "spec": {"replicas": 2},
+        "status": {"observedGeneration": 1, "readyReplicas": 2, "updatedReplicas": 1, "currentRevision": "a",
+                   "updateRevision": "b"}}
     assert "revision b" in rollout(sts).detail
     sts["status"]["currentRevision"] = "b"
     assert rollout(sts).state == "ready"
@@ -47,8 +49,9 @@ def test_daemonset_and_statefulset():
 
 
 def test_a_condition_older_than_the_generation_does_not_count():
-    obj: dict[str, t.Any] = {"metadata": {"generation": 3},
-           "status": {"conditions": [{"type": "Available", "status": "True", "observedGeneration": 2}]}}
+    obj: dict[str, t.Any] = {
+        "metadata": {"generation": 3},
+        "status": {"conditions": [{"type": "Available", "status": "True", "observedGeneration": 2}]}}
     assert "from 2" in condition(obj, "Available").detail
     obj["status"]["conditions"][0]["observedGeneration"] = 3
     assert condition(obj, "Available").state == "ready"

@@ -40,8 +40,9 @@ def test_a_bad_expression_fails_before_any_request():
 
 def test_ready_waits_for_the_kind_s_own_readiness_and_stale_conditions_wait():
     spec = WaitSpec("apps/v1", "Deployment", "d", ready=True)
-    rolling: dict[str, t.Any] = {"kind": "Deployment", "metadata": {"generation": 2}, "spec": {"replicas": 1},
-               "status": {"observedGeneration": 1, "updatedReplicas": 1, "replicas": 1, "availableReplicas": 1}}
+    rolling: dict[str, t.Any] = {
+        "kind": "Deployment", "metadata": {"generation": 2}, "spec": {"replicas": 1},
+        "status": {"observedGeneration": 1, "updatedReplicas": 1, "replicas": 1, "availableReplicas": 1}}
     assert spec.evaluate(rolling) is None
     rolling["status"]["observedGeneration"] = 2
     assert spec.evaluate(rolling) is True

@@ -16,14 +16,14 @@ def test_sources_from_a_directory_and_from_upstream(tmp_path):
     found, problem = sources(KV, "v1.9.0", str(tmp_path), "")
     assert problem is None
     assert found == [Source("kubevirt/kubevirt-operator.yaml", str(tmp_path / "kubevirt/v1.9.0/kubevirt-operator.yaml"))]
-    found, _ = sources(KV, "v1.9.0", "", "")
+    found, _problem = sources(KV, "v1.9.0", "", "")
     assert found[0].location == "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml"
-    found, _ = sources(KV, "v1.9.0", "", "https://mirror/{operator}/{version}/{file}")
+    found, _problem = sources(KV, "v1.9.0", "", "https://mirror/{operator}/{version}/{file}")
     assert found[0].location == "https://mirror/kubevirt/v1.9.0/kubevirt-operator.yaml"
 
 
 def test_an_operator_without_upstream_files_needs_a_directory(tmp_path):
-    _, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", "", "")
+    _found, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", "", "")
     assert "operators_manifests_dir/migration/v0.1.0/" in (problem or "")
     folder = tmp_path / "migration" / "v0.1.0"
     folder.mkdir(parents=True)
@@ -49,9 +49,9 @@ def test_parse_names_the_file_and_line():
     source = Source("k/f.yaml", "/x/f.yaml")
     objects, problem = parse(source, b"kind: A\n---\nkind: B\n")
     assert [o["kind"] for o in objects] == ["A", "B"] and problem is None
-    _, problem = parse(source, b"kind: [\n")
+    _found, problem = parse(source, b"kind: [\n")
     assert problem is not None and problem.startswith("/x/f.yaml: is not valid YAML") and "line" in problem
-    _, problem = parse(source, b"- 1\n")
+    _found, problem = parse(source, b"- 1\n")
     assert "not a Kubernetes object" in (problem or "")
 
 

@@ -39,7 +39,7 @@ def test_overrides_win_and_are_checked():
     assert target_versions("1.20", {"cdi": ""})["cdi"] == "v1.66.0"
     assert check_overrides({"kubevrit": "v1", "cdi": "new"}) == [
         ("operators_versions.kubevrit: not an operator this collection installs (one of aaq, cdi, cnao, filerestore, "
-        "hpp, kubevirt, migration, nmstate, sriov, ssp)"),
+         "hpp, kubevirt, migration, nmstate, sriov, ssp)"),
         "operators_versions.cdi: 'new' is not a version like v1.9.0"]
 
 
