@@ -67,6 +67,13 @@ def site_with_operators(plane, root: pathlib.Path, *extra: str):
 def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_control_plane, tmp_path):
     plane = empty_control_plane
     root = release_dir(tmp_path)
+    # Check mode: the plan of what a real run installs, nothing written, and the later stages said to wait.
+    mark = plane.audit_offset()
+    check = site_with_operators(plane, root, "--check", "--diff")
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "[operators] KubeVirt (virt-operator): install v1.9.0 (check mode: nothing is written)" in check.stdout
+    assert "the node prerequisites and KubeVirt are checked once the operators run" in check.stdout
+    assert server_writes(plane, mark) == []
     first = site_with_operators(plane, root)
     assert first.returncode == 0, first.stdout + first.stderr
     conn = connect(plane)
