@@ -224,6 +224,19 @@ def node_placement() -> Obj:
     return Obj(fields={"nodeSelector": MapOf(values=Str()), "affinity": AnyValue(), "tolerations": Arr(items=AnyValue())})
 
 
+def data_volume_spec() -> Obj:
+    """A DICT's DataVolume spec (CDI's DataVolumeSpec, as the HyperConverged CRD embeds it): the storage requests
+    and limits are quantities the API server checks; the rest is passed through."""
+    claim_keys = ("accessModes", "dataSource", "dataSourceRef", "selector", "storageClassName",
+                  "volumeAttributesClassName", "volumeMode", "volumeName")
+    claim = Obj(fields={**{k: AnyValue() for k in claim_keys},
+                        "resources": Obj(fields={"limits": MapOf(values=Quantity()),
+                                                 "requests": MapOf(values=Quantity())})})
+    keys = ("checkpoints", "contentType", "finalCheckpoint", "preallocation", "priorityClassName",
+            "serviceAccountName", "source", "sourceRef")
+    return Obj(fields={**{k: AnyValue() for k in keys}, "storage": claim, "pvc": claim})
+
+
 def resource_requirements() -> Obj:
     return Obj(
         fields={
@@ -290,7 +303,8 @@ def hyperconverged_spec(crd: t.Mapping[str, t.Any]) -> Obj:
             "schedule": Str(),
             "serviceAccountName": Str(min_length=crd.get("dict_service_account_min_length")),
             "template": Obj(
-                fields={k: AnyValue() for k in ("apiVersion", "kind", "metadata", "spec", "status")},
+                fields={**{k: AnyValue() for k in ("apiVersion", "kind", "metadata", "status")},
+                        "spec": data_volume_spec()},
                 required=("spec",),
             ),
         },

@@ -144,3 +144,26 @@ def test_pruned_fields_are_named_with_the_nearest_known_field(release):
         f"spec.liveMigrationConfig.parallelMigrationsPerClustr: {dropped} (did you mean parallelMigrationsPerCluster?)",
         f"spec.workloads.nodePlacement.nodeSelecter: {dropped} (did you mean nodeSelector?)",
     ]
+
+
+@pytest.mark.parametrize("claim", ["storage", "pvc"])
+@pytest.mark.parametrize("quantity", ["2e3Mi", "10 Gi", "1.5.0Gi", "-"])
+def test_a_dict_storage_quantity_the_api_server_refuses_is_refused_with_its_path(claim, quantity):
+    # The HyperConverged CRD gives a DICT's storage requests the quantity pattern (CDI's DataVolumeSpec); the engine
+    # once canonicalised such a value and crashed.
+    entry = {"metadata": {"name": "my-dict"}, "spec": {
+        "schedule": "0 */12 * * *", "managedDataSource": "my",
+        "template": {"spec": {"source": {"registry": {"url": "docker://example.org/img"}},
+                              claim: {"resources": {"requests": {"storage": quantity}}}}}}}
+    errors = refused(hyperconverged=hc(dataImportCronTemplates=[entry]), release="1.20")
+    path = f"spec.dataImportCronTemplates[0].spec.template.spec.{claim}.resources.requests.storage"
+    assert list(errors) == [path] and f'"{quantity}"' in errors[path]
+
+
+def test_a_dict_template_field_the_crd_does_not_define_is_pruned_as_the_api_server_would():
+    entry = {"metadata": {"name": "my-dict"}, "spec": {
+        "schedule": "0 */12 * * *", "managedDataSource": "my",
+        "template": {"spec": {"source": {"registry": {"url": "docker://example.org/img"}},
+                              "storage": {"resourcez": {}, "storageClassName": "local"}}}}}
+    result = render(hyperconverged=hc(dataImportCronTemplates=[entry]), release="1.20")
+    assert result.pruned == ["spec.dataImportCronTemplates[0].spec.template.spec.storage.resourcez"]
