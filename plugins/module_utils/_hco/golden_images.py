@@ -48,6 +48,32 @@ def _source(entry: t.Mapping[str, t.Any]) -> t.Any:
     return (((entry.get("spec") or {}).get("template") or {}).get("spec") or {}).get("source")
 
 
+def _registry(entry: t.Mapping[str, t.Any]) -> t.Any:
+    return (_source(entry) or {}).get("registry")
+
+
+def _customised_annotations(common_annotations: t.Mapping[str, str], custom: t.Mapping[str, t.Any],
+                            common: t.Mapping[str, t.Any], multi_arch: bool) -> dict[str, str]:
+    """The annotations of a customised common DICT. Only a changed *registry* source makes the HC entry's
+    architecture list (or its absence) win; any other source keeps the common template's (HCO v1.20.0,
+    controllers/handlers/golden-images/golden_images.go, customizeCommonDictAnnotations, adoptOrigCommonDictAnnotation,
+    adoptCRDictAnnotation)."""
+    registry_modified = _registry(custom) is not None and _registry(custom) != _registry(common)
+    annotations = dict(common_annotations)
+    given = (custom.get("metadata") or {}).get("annotations")
+    if given is not None:
+        given = dict(given)
+        if multi_arch and not registry_modified:
+            if ARCH_ANNOTATION in annotations:
+                given[ARCH_ANNOTATION] = annotations[ARCH_ANNOTATION]
+            else:
+                given.pop(ARCH_ANNOTATION, None)
+        annotations.update(given)
+    if multi_arch and registry_modified and ARCH_ANNOTATION not in (given or {}):
+        annotations.pop(ARCH_ANNOTATION, None)
+    return annotations
+
+
 def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None = None
           ) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]]]:
     """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
@@ -85,18 +111,9 @@ def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None =
             else:
                 entry["metadata"].pop("namespace", None)
             if merge_metadata:
-                annotations = dict(metadata.get("annotations") or {})
-                annotations.update(custom_meta.get("annotations") or {})
-                if _source(custom) != _source(common):
-                    # A changed registry source makes the HC entry's architecture list (or its absence) win.
-                    annotations.pop(ARCH_ANNOTATION, None)
-                    if ARCH_ANNOTATION in (custom_meta.get("annotations") or {}):
-                        annotations[ARCH_ANNOTATION] = custom_meta["annotations"][ARCH_ANNOTATION]
-                elif ARCH_ANNOTATION in (metadata.get("annotations") or {}):
-                    annotations[ARCH_ANNOTATION] = metadata["annotations"][ARCH_ANNOTATION]
-                entry["metadata"]["annotations"] = annotations
-                if custom_meta.get("labels"):
-                    entry["metadata"]["labels"] = dict(custom_meta["labels"])
+                # The HC entry gives annotations, spec and namespace; its labels are not taken.
+                entry["metadata"]["annotations"] = _customised_annotations(
+                    metadata.get("annotations") or {}, custom, common, multi_arch_enabled(view))
             chosen.append((entry, {"commonTemplate": True, "modified": True}, custom))
     for entry in hc_list:
         name = (entry.get("metadata") or {}).get("name", "")

@@ -1,0 +1,70 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""A customised common DataImportCronTemplate, as HCO v1.20.0 builds it (controllers/handlers/golden-images/
+golden_images.go: customizeCommonDICT takes the HC entry's annotations, spec and namespace, not its labels;
+customizeCommonDictAnnotations lets the HC entry's architecture annotation win only when it changes the *registry*
+source)."""
+
+from __future__ import annotations
+
+import typing as t
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
+
+ARCH = "ssp.kubevirt.io/dict.architectures"
+REGISTRY = {"registry": {"url": "docker://quay.io/containerdisks/fedora:latest"}}
+COMMON = {"metadata": {"name": "fedora-image-cron", "labels": {"common": "label"},
+                       "annotations": {ARCH: "amd64,arm64,s390x", "common": "annotation"}},
+          "spec": {"managedDataSource": "fedora", "schedule": "0 */12 * * *",
+                   "template": {"spec": {"source": REGISTRY, "storage": {"resources": {"requests": {"storage": "5Gi"}}}}}}}
+NODES = [{"name": f"w{i}", "architecture": arch, "labels": {"node-role.kubernetes.io/worker": ""}}
+         for i, arch in enumerate(("amd64", "arm64"))]
+
+
+def customised(source: dict[str, t.Any], annotations: dict[str, str] | None = None,
+               labels: dict[str, str] | None = None) -> dict[str, t.Any]:
+    meta: dict[str, t.Any] = {"name": "fedora-image-cron"}
+    if annotations is not None:
+        meta["annotations"] = annotations
+    if labels is not None:
+        meta["labels"] = labels
+    return {"metadata": meta, "spec": {"managedDataSource": "fedora", "schedule": "0 1 * * *", "template": {
+        "spec": {"source": source, "storage": {"resources": {"requests": {"storage": "9Gi"}}}}}}}
+
+
+def ssp_dict(entry: dict[str, t.Any], multi_arch: bool = True) -> dict[str, t.Any]:
+    hc = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+          "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},
+          "spec": {"dataImportCronTemplates": [entry],
+                   "featureGates": {"enableMultiArchBootImageImport": multi_arch}}}
+    result = render(hyperconverged=hc, release="1.20", cluster={"platform": "openshift", "nodes": NODES},
+                    common_golden_images=[COMMON])
+    ssp = next(o for o in result.operands if o["kind"] == "SSP")
+    (found,) = [d for d in ssp["spec"]["commonTemplates"]["dataImportCronTemplates"]
+                if d["metadata"]["name"] == "fedora-image-cron"]
+    return found
+
+
+@pytest.mark.parametrize("source", [{"http": {"url": "https://example.org/fedora.qcow2"}},
+                                    {"s3": {"url": "s3://bucket/fedora"}}, {"blank": {}}, {}, REGISTRY])
+def test_without_a_changed_registry_the_common_architectures_stay(source):
+    found = ssp_dict(customised(source, {ARCH: "s390x", "mine": "yes"}))
+    # The common template's list, filtered to the workload architectures; the HC entry's other annotations kept.
+    assert found["metadata"]["annotations"][ARCH] == "amd64,arm64"
+    assert found["metadata"]["annotations"]["mine"] == "yes"
+    assert found["spec"]["template"]["spec"]["storage"]["resources"]["requests"]["storage"] == "9Gi"
+
+
+def test_a_changed_registry_makes_the_hc_entry_s_architectures_win_or_their_absence():
+    other = {"registry": {"url": "docker://example.org/fedora:40"}}
+    assert ssp_dict(customised(other, {ARCH: "arm64,s390x"}))["metadata"]["annotations"][ARCH] == "arm64"
+    assert ARCH not in ssp_dict(customised(other, {"mine": "yes"}))["metadata"]["annotations"]
+    assert ARCH not in ssp_dict(customised(other))["metadata"]["annotations"]
+
+
+def test_the_hc_entry_s_labels_are_not_taken():
+    found = ssp_dict(customised(REGISTRY, labels={"mine": "label"}))
+    assert found["metadata"].get("labels") == {"common": "label"}
