@@ -231,11 +231,10 @@ PROFILE = ReleaseProfile(
         # AIE webhook: the digest in the 1.20.0 CSV we could read (a later revision than the profile's commit).
         "AIE_WEBHOOK_IMAGE": (
             "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d"),
-        # Observability controller: the digest in the 1.20.0 CSV revision we could read (later than the profile's
-        # commit, like the AIE webhook's).
+        # Observability controller: the digest the 1.20.0 CSV pins at the profile's commit.
         "OBSERVABILITY_CONTROLLER_IMAGE": (
             "quay.io/kubevirt/virt-observability-controller@sha256:"
-            "f2b52d26ce6cc192f787218bbde1a7e175cef3c69ec4212de6b9b74bb8790cab"),
+            "170a30602ba326b11b298f511553fbf479a5447632f051ed915f6af1b0e612a0"),
         "NETWORK_RESOURCES_INJECTOR_IMAGE": (
             "ghcr.io/k8snetworkplumbingwg/network-resources-injector@sha256:"
             "737225a33c418899667707a6e79668bb1a64c6b993bf7486074c5b8085d4ab7d"),

@@ -18,9 +18,9 @@ from ..view import HCView
 from . import common
 
 NAME = "virt-observability-controller"
-# HCO labels it with its own AppComponentObservability constant (not "monitoring"); the constant's value is not in
-# the sources we could read (see the guide).
-COMPONENT = "observability"
+# hcoutil.AppComponentObservability, on every object and in the Deployment's selector and pod template (HCO v1.20.0,
+# controllers/handlers/observabilitycontroller/deployment.go).
+COMPONENT = "virt-observability-controller"
 IMAGE_VARIABLE = "OBSERVABILITY_CONTROLLER_IMAGE"
 GATE = "deployObservabilityController"
 # v1 ``observability`` allow-list -> controller flag, in the order the flags are added.
@@ -59,20 +59,19 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
     container: dict[str, t.Any] = {
         "args": ["--metrics-bind-address=:8443", "--metrics-secure=true", "--health-probe-bind-address=:8081",
                  "--leader-elect=false", *_tls_args(view), *_allowlist_args(view)],
+        # HCO leaves fieldRef.apiVersion and the probes' scheme unset (the API server's defaults fill them).
         "env": [
-            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1",
-                                                                 "fieldPath": "metadata.namespace"}}},
-            {"name": "POD_SERVICE_ACCOUNT", "valueFrom": {"fieldRef": {"apiVersion": "v1",
-                                                                       "fieldPath": "spec.serviceAccountName"}}},
+            {"name": "POD_NAMESPACE", "valueFrom": {"fieldRef": {"fieldPath": "metadata.namespace"}}},
+            {"name": "POD_SERVICE_ACCOUNT", "valueFrom": {"fieldRef": {"fieldPath": "spec.serviceAccountName"}}},
         ],
         "image": view.env.get(IMAGE_VARIABLE),
         "imagePullPolicy": "IfNotPresent",
-        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081, "scheme": "HTTP"},
+        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8081},
                           "initialDelaySeconds": 15, "periodSeconds": 20},
         "name": "manager",
         "ports": [{"containerPort": 8443, "name": "metrics", "protocol": "TCP"},
                   {"containerPort": 8081, "name": "health", "protocol": "TCP"}],
-        "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081, "scheme": "HTTP"},
+        "readinessProbe": {"httpGet": {"path": "/readyz", "port": 8081},
                            "initialDelaySeconds": 5, "periodSeconds": 10},
         "resources": {"limits": {"memory": "128Mi"}, "requests": {"cpu": "10m", "memory": "64Mi"}},
         "securityContext": common.restricted_security_context(),
@@ -81,11 +80,10 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
     }
     deployment["spec"] = {
         "replicas": 1,
-        "selector": {"matchLabels": {"app": common.APP_LABEL, "app.kubernetes.io/component": COMPONENT,
-                                     "name": NAME}},
+        "selector": {"matchLabels": {"app": common.APP_LABEL, "app.kubernetes.io/component": COMPONENT}},
         "strategy": {},
         "template": {
-            "metadata": {"labels": {**common.labels(view, COMPONENT), "name": NAME}},
+            "metadata": {"labels": common.labels(view, COMPONENT)},
             "spec": {
                 "containers": [container],
                 "priorityClassName": "system-cluster-critical",

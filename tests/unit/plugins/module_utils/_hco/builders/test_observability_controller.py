@@ -53,9 +53,25 @@ def test_gate_on_deploys_the_controller():
     assert container["livenessProbe"]["httpGet"]["path"] == "/healthz"
     assert container["readinessProbe"]["httpGet"]["path"] == "/readyz"
     assert container["resources"] == {"limits": {"memory": "128Mi"}, "requests": {"cpu": "10m", "memory": "64Mi"}}
-    assert container["image"].startswith("quay.io/kubevirt/virt-observability-controller@sha256:")
+    assert container["image"] == ("quay.io/kubevirt/virt-observability-controller@sha256:"
+                                  "170a30602ba326b11b298f511553fbf479a5447632f051ed915f6af1b0e612a0")
     labels = deployment["spec"]["template"]["metadata"]["labels"]
     assert all(labels[k] == v for k, v in deployment["spec"]["selector"]["matchLabels"].items())
+
+
+def test_labels_selector_and_defaults_as_hco_writes_them():
+    # HCO's own output (1.20.0): the component is virt-observability-controller everywhere; neither the selector nor
+    # the pod template carries a name label; fieldRef.apiVersion and the probes' scheme are left to the API server.
+    deployment = controller(GATE_ON)
+    assert deployment["metadata"]["labels"]["app.kubernetes.io/component"] == "virt-observability-controller"
+    assert deployment["spec"]["selector"]["matchLabels"] == {
+        "app": "kubevirt-hyperconverged", "app.kubernetes.io/component": "virt-observability-controller"}
+    assert "name" not in deployment["spec"]["template"]["metadata"]["labels"]
+    container = container_of(deployment)
+    assert [e["valueFrom"]["fieldRef"] for e in container["env"]] == [
+        {"fieldPath": "metadata.namespace"}, {"fieldPath": "spec.serviceAccountName"}]
+    assert "scheme" not in container["livenessProbe"]["httpGet"]
+    assert "scheme" not in container["readinessProbe"]["httpGet"]
 
 
 @pytest.mark.parametrize("case", [
@@ -101,11 +117,3 @@ def test_an_observability_value_of_the_wrong_type_is_refused_at_the_annotation()
         controller(fields)
     assert failure.value.errors[0].path == "metadata.annotations[hco.kubevirt.io/v1-only-fields]"
     assert "cannot unmarshal string into a slice at observability.allowedAlerts" in failure.value.errors[0].message
-
-
-def test_component_label_is_not_the_monitoring_one():
-    # HCO labels the Deployment with AppComponentObservability, a constant distinct from AppComponentMonitoring.
-    deployment = controller(GATE_ON, variables={"OBSERVABILITY_CONTROLLER_IMAGE": "quay.io/example/obs:v1"})
-    labels = deployment["metadata"]["labels"]
-    assert labels["app.kubernetes.io/component"] == "observability"
-    assert deployment["spec"]["selector"]["matchLabels"]["app.kubernetes.io/component"] == "observability"
