@@ -62,6 +62,10 @@ options:
     description:
       - The admission operation to model. C(update) applies the update-only webhook behaviour
         (C(evictionStrategy) from C(status.infrastructureHighlyAvailable), no C(ksmConfiguration) default).
+      - HCO's webhook dry-runs the SSP on C(create) on every platform, on C(update) only on OpenShift, where SSP
+        runs. So a problem found while building the SSP (an C(ssp.kubevirt.io/jsonpatch) whose operations fail, two
+        DataImportCronTemplates of one name, a customised common one without a source) refuses a C(create) anywhere
+        and an C(update) on OpenShift, and is admitted on an C(update) on plain Kubernetes, as HCO admits it.
     type: str
     choices: [create, update, CREATE, UPDATE]
     default: create

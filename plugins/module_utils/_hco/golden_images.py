@@ -79,12 +79,14 @@ def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None =
     """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
     hc_list = view.spec.get("dataImportCronTemplates") or []
     by_name: dict[str, dict[str, t.Any]] = {}
+    index_of: dict[str, int] = {}
     for index, entry in enumerate(hc_list):
         name = (entry.get("metadata") or {}).get("name", "")
         if name in by_name:
             raise BuildError(f"spec.dataImportCronTemplates[{index}].metadata.name",
                              f"{name} DataImportCronTemplate is defined twice")
         by_name[name] = entry
+        index_of[name] = index
     shipped = _common_list(view, common_dicts)
     common_names = {(c.get("metadata") or {}).get("name", "") for c in shipped}
     merge_metadata = view.profile.dicts["merge_custom_metadata"]
@@ -101,6 +103,13 @@ def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None =
                 continue
             if not _enabled(custom):
                 continue
+            if _source(custom) is None:
+                # HCO reads the entry's Source.Registry without a nil check; its webhook recovers the panic into a
+                # refusal (customizeCommonDictAnnotations). Said here in words instead.
+                raise BuildError(f"spec.dataImportCronTemplates[{index_of[metadata.get('name', '')]}].spec.template"
+                                 ".spec.source", f"required when customising the common DataImportCronTemplate "
+                                 f"{metadata.get('name', '')}: HCO reads its registry and refuses the "
+                                 "HyperConverged without a source")
             entry = copy.deepcopy(common)
             entry["spec"] = copy.deepcopy(custom.get("spec") or {})
             if not entry["spec"].get("schedule"):

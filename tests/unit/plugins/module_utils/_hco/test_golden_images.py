@@ -12,6 +12,7 @@ import typing as t
 
 import pytest
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 ARCH = "ssp.kubevirt.io/dict.architectures"
@@ -68,3 +69,58 @@ def test_a_changed_registry_makes_the_hc_entry_s_architectures_win_or_their_abse
 def test_the_hc_entry_s_labels_are_not_taken():
     found = ssp_dict(customised(REGISTRY, labels={"mine": "label"}))
     assert found["metadata"].get("labels") == {"common": "label"}
+
+
+def rendered(entries: list[dict[str, t.Any]], operation: str, platform: str,
+             annotations: dict[str, str] | None = None) -> t.Any:
+    hc = {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+          "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged",
+                       "annotations": annotations or {}},
+          "spec": {"dataImportCronTemplates": entries}}
+    return render(hyperconverged=hc, release="1.20", operation=operation, cluster={"platform": platform},
+                  common_golden_images=[COMMON])
+
+
+def refusal(*args: t.Any, **kwargs: t.Any) -> dict[str, str]:
+    with pytest.raises(RenderError) as caught:
+        rendered(*args, **kwargs)
+    return {e.path: e.message for e in caught.value.errors}
+
+
+# HCO's webhook dry-runs the SSP on CREATE on every platform, and on UPDATE only where SSP runs (OpenShift): a
+# problem found while building it refuses exactly there (pkg/webhooks/validator/validator.go, ValidateCreate and
+# ValidateUpdate).
+ADMITS_SSP_PROBLEMS = [("create", "kubernetes", False), ("create", "openshift", False),
+                       ("update", "openshift", False), ("update", "kubernetes", True)]
+
+
+@pytest.mark.parametrize(("operation", "platform", "admitted"), ADMITS_SSP_PROBLEMS)
+def test_a_customised_common_dict_without_a_source(operation, platform, admitted):
+    entry = customised(REGISTRY)
+    del entry["spec"]["template"]["spec"]["source"]
+    if admitted:
+        rendered([entry], operation, platform)
+        return
+    errors = refusal([entry], operation, platform)
+    assert list(errors) == ["spec.dataImportCronTemplates[0].spec.template.spec.source"]
+    assert "required when customising the common DataImportCronTemplate fedora-image-cron" in \
+        errors["spec.dataImportCronTemplates[0].spec.template.spec.source"]
+
+
+@pytest.mark.parametrize(("operation", "platform", "admitted"), ADMITS_SSP_PROBLEMS)
+def test_two_dicts_with_one_name(operation, platform, admitted):
+    entries = [customised(REGISTRY), customised(REGISTRY)]
+    if admitted:
+        rendered(entries, operation, platform)
+    else:
+        assert "defined twice" in refusal(entries, operation, platform)["spec.dataImportCronTemplates[1].metadata.name"]
+
+
+@pytest.mark.parametrize(("operation", "platform", "admitted"), ADMITS_SSP_PROBLEMS)
+def test_an_ssp_jsonpatch_whose_operations_fail(operation, platform, admitted):
+    patch = '[{"op": "replace", "path": "/spec/noSuchField/x", "value": 1}]'
+    annotations = {"ssp.kubevirt.io/jsonpatch": patch}
+    if admitted:
+        rendered([], operation, platform, annotations)
+    else:
+        assert refusal([], operation, platform, annotations)
