@@ -9,7 +9,7 @@ import copy
 import typing as t
 
 from .errors import BuildError
-from .golang import canonical_quantity
+from .golang import canonical_quantity, metav1_time
 from .mutator import IMMEDIATE_BIND
 from .view import HCView
 
@@ -167,6 +167,12 @@ def _normalise(entry: dict[str, t.Any]) -> dict[str, t.Any]:
     if isinstance(template, dict):
         template.setdefault("metadata", {})
         template.setdefault("status", {})
+        # Condition times are metav1.Time: decoded into Go and written back in UTC, whole seconds.
+        for condition in (template.get("status") or {}).get("conditions") or []:
+            if isinstance(condition, dict):
+                for key in ("lastTransitionTime", "lastHeartbeatTime"):
+                    if key in condition:
+                        condition[key] = metav1_time(condition[key])
         for claim in ("storage", "pvc"):
             resources = ((template.get("spec") or {}).get(claim) or {}).get("resources") or {}
             for key in ("requests", "limits"):

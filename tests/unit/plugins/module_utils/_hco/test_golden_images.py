@@ -124,3 +124,17 @@ def test_an_ssp_jsonpatch_whose_operations_fail(operation, platform, admitted):
         rendered([], operation, platform, annotations)
     else:
         assert refusal([], operation, platform, annotations)
+
+
+def test_dict_template_condition_times_are_written_back_as_go_writes_them():
+    entry = customised({"registry": {"url": "docker://example.org/mine:1"}})
+    entry["metadata"]["name"] = "my-own"
+    entry["spec"]["template"]["status"] = {"conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26T03:02:03.123+02:00",
+         "lastHeartbeatTime": "2026-11-26T01:02:03.9Z"}]}
+    result = rendered([entry], "create", "openshift")
+    ssp = next(o for o in result.operands if o["kind"] == "SSP")
+    (mine,) = [d for d in ssp["spec"]["commonTemplates"]["dataImportCronTemplates"] if d["metadata"]["name"] == "my-own"]
+    condition = mine["spec"]["template"]["status"]["conditions"][0]
+    assert (condition["lastTransitionTime"], condition["lastHeartbeatTime"]) == ("2026-11-26T01:02:03Z",
+                                                                                 "2026-11-26T01:02:03Z")
