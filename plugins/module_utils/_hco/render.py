@@ -300,7 +300,7 @@ def render(
         attempt("ssp", build_ssp)  # built on every platform: HCO's webhook dry-runs it on CREATE everywhere
         if operation == "UPDATE" and not facts.is_openshift:
             # ValidateUpdate dry-runs the operands it runs on the platform, and SSP runs on OpenShift only (HCO
-            # v1.20.0, pkg/webhooks/validator/validator.go, ValidateUpdate): a failing SSP build is no refusal here.
+            # v1.20.0 webhook validator: validateUpdate passes isOpenshift to checkOperands): no refusal here.
             del build_errors[before:]
             failed.discard("ssp")
         if "migcontroller" in profile.operands:

@@ -88,8 +88,8 @@ def refusal(*args: t.Any, **kwargs: t.Any) -> dict[str, str]:
 
 
 # HCO's webhook dry-runs the SSP on CREATE on every platform, and on UPDATE only where SSP runs (OpenShift): a
-# problem found while building it refuses exactly there (pkg/webhooks/validator/validator.go, ValidateCreate and
-# ValidateUpdate).
+# problem found while building it refuses exactly there (HCO's webhook validator: validateCreate builds it,
+# validateUpdate passes isOpenshift to checkOperands).
 ADMITS_SSP_PROBLEMS = [("create", "kubernetes", False), ("create", "openshift", False),
                        ("update", "openshift", False), ("update", "kubernetes", True)]
 
