@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""DataImportCronTemplates (golden images) for SSP and the HC status (hco-mapping.md section 9.1). PRIVATE."""
+"""DataImportCronTemplates (golden images) for SSP and the HC status (HCO v1.20.0,
+controllers/handlers/golden-images/golden_images.go). PRIVATE."""
 
 from __future__ import annotations
 

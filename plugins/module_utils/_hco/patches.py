@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The four ``*/jsonpatch`` annotations, applied the way HCO does (hco-mapping.md section 5.6). PRIVATE.
+"""The four ``*/jsonpatch`` annotations, applied the way HCO does (HCO's ApplyPatchToSpec and applyAnnotationPatch:
+the operand marshalled to JSON, patched, decoded back). PRIVATE.
 
 HCO applies the RFC 6902 patch to the JSON of the built object and then decodes the result *back over the
 same Go object* (:func:`.gotypes.decode_over`): Go's decoder merges into what is there, and a key the operand's

@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""HCO's v1beta1 validating webhook (hco-mapping.md section 13.2), reporting every failure, not the first. PRIVATE."""
+"""HCO's v1beta1 validating webhook (HCO v1.20.0's webhook validator: ValidateCreate and ValidateUpdate), reporting
+every failure, not the first. PRIVATE."""
 
 from __future__ import annotations
 

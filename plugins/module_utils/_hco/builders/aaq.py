@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""AAQ (aaq.kubevirt.io/v1alpha1), built only when application-aware quota is enabled (section 10). PRIVATE."""
+"""AAQ (aaq.kubevirt.io/v1alpha1), built only when application-aware quota is enabled (HCO v1.20.0, operands.NewAAQ).
+PRIVATE."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""CDI (cdi.kubevirt.io/v1beta1) as HCO builds it (hco-mapping.md section 7). PRIVATE."""
+"""CDI (cdi.kubevirt.io/v1beta1) as HCO builds it (HCO v1.20.0, operands.NewCDI). PRIVATE."""
 
 from __future__ import annotations
 

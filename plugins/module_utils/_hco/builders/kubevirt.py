@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""KubeVirt (kubevirt.io/v1) as HCO builds it (hco-mapping.md section 6). PRIVATE."""
+"""KubeVirt (kubevirt.io/v1) as HCO builds it (HCO v1.20.0, operands.NewKubeVirt). PRIVATE."""
 
 from __future__ import annotations
 

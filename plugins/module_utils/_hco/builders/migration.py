@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""MigController (migrations.kubevirt.io/v1alpha1), always built from 1.17 on (section 11). PRIVATE."""
+"""MigController (migrations.kubevirt.io/v1alpha1), always built from 1.17 on (HCO v1.20.0, its MigController
+handler). PRIVATE."""
 
 from __future__ import annotations
 

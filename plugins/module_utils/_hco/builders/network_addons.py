@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""NetworkAddonsConfig (networkaddonsoperator.network.kubevirt.io/v1) as HCO builds it (section 8). PRIVATE."""
+"""NetworkAddonsConfig (networkaddonsoperator.network.kubevirt.io/v1) as HCO builds it (HCO v1.20.0,
+operands.NewNetworkAddons). PRIVATE."""
 
 from __future__ import annotations
 

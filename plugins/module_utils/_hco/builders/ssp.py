@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""SSP (ssp.kubevirt.io) as HCO builds it (hco-mapping.md section 9). PRIVATE."""
+"""SSP (ssp.kubevirt.io) as HCO builds it (HCO v1.20.0, operands.NewSSP). PRIVATE."""
 
 from __future__ import annotations
 
