@@ -52,7 +52,8 @@ def from_schema(schema: t.Mapping[str, t.Any], depth: int = 0) -> st.SearchStrat
     if "enum" in schema:
         return st.sampled_from(schema["enum"])
     if schema.get("x-kubernetes-int-or-string"):
-        return st.one_of(st.integers(0, 10), st.sampled_from(("1", "50%", "1Gi")))
+        # Invalid quantities too (2e3Mi, a space, a sign alone): refused with a path, never a crash.
+        return st.one_of(st.integers(0, 10), st.sampled_from(("1", "50%", "1Gi", "2e3Mi", "10 Gi", "-")))
     kind = schema.get("type")
     if kind == "boolean":
         return st.booleans()
