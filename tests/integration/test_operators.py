@@ -93,14 +93,12 @@ def write_release(root: pathlib.Path, key: str, version: str, name: str, objects
     return path
 
 
-class FakeControllers(threading.Thread):
-    """Stands in for kube-controller-manager and virt-operator, which do not run here: marks each Deployment in
-    ``namespace`` (every namespace: None) rolled out, and the KubeVirt CRs there at the version of virt-operator's
-    image, Available."""
+class StandIn(threading.Thread):
+    """A controller that does not run here, as a thread that sets what it would set, every 0.2 s until stopped."""
 
-    def __init__(self, conn: Connection, namespace: str | None) -> None:
+    def __init__(self) -> None:
         super().__init__(daemon=True)
-        self.conn, self.namespace, self.stop = conn, namespace, threading.Event()
+        self.stop = threading.Event()
 
     def run(self) -> None:
         while not self.stop.wait(0.2):
@@ -108,6 +106,19 @@ class FakeControllers(threading.Thread):
                 self.tick()
             except KubeError:
                 continue
+
+    def tick(self) -> None:
+        raise NotImplementedError
+
+
+class FakeControllers(StandIn):
+    """Stands in for kube-controller-manager and virt-operator, which do not run here: marks each Deployment in
+    ``namespace`` (every namespace: None) rolled out, and the KubeVirt CRs there at the version of virt-operator's
+    image, Available."""
+
+    def __init__(self, conn: Connection, namespace: str | None) -> None:
+        super().__init__()
+        self.conn, self.namespace = conn, namespace
 
     def tick(self) -> None:
         where = f"/namespaces/{self.namespace}" if self.namespace else ""
@@ -263,25 +274,18 @@ def test_an_operator_someone_else_installed_is_left_alone(plane, tmp_path):
         conn.request("DELETE", "/api/v1/namespaces/by-hand")
 
 
-class FakeOLM(threading.Thread):
+class FakeOLM(StandIn):
     """Stands in for OLM, which does not run here: for the Subscription it resolves an InstallPlan for the pinned CSV
     and one for a later CSV (both unapproved, as with Manual approval); once the first is approved, it creates the CSV,
     keeps it Installing for a moment, then Succeeded, and records it as installed on the Subscription."""
 
     def __init__(self, conn: Connection, namespace: str, package: str, pinned: str, later: str) -> None:
-        super().__init__(daemon=True)
+        super().__init__()
         self.conn, self.namespace, self.package, self.pinned, self.later = conn, namespace, package, pinned, later
-        self.stop, self.installing_since = threading.Event(), 0.0
+        self.installing_since = 0.0
 
     def path(self, plural: str, name: str = "") -> str:
         return f"/apis/operators.coreos.com/v1alpha1/namespaces/{self.namespace}/{plural}" + (f"/{name}" if name else "")
-
-    def run(self) -> None:
-        while not self.stop.wait(0.2):
-            try:
-                self.tick()
-            except KubeError:
-                continue
 
     def tick(self) -> None:
         sub = get(self.conn, self.path("subscriptions", self.package))
