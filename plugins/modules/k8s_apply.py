@@ -230,6 +230,10 @@ options:
         O(wait_for[].ready), a O(wait_for[].condition), or a O(wait_for[].jsonpath) with success and failure values.
       - A condition counts only when it is not older than the object's generation (its own C(observedGeneration),
         or the status's where the object reports one), so a condition left from before the write never ends the wait.
+      - On a local connection (the usual C(delegate_to) C(localhost), an execution environment) the waits run on the
+        controller after the module has written, one after the other within O(wait_timeout), and print what they
+        wait for when each starts, whenever that changes and at least every 30 seconds; RV(waited) says how long
+        each took. On other connections the module waits and prints nothing until it ends.
     type: list
     elements: dict
     default: []
@@ -338,6 +342,12 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+waited:
+  description: What the task waited for on the controller and for how long, each C({what, seconds}) (local
+    connection with O(wait_for)).
+  returned: when the waits ran on the controller
+  type: list
+  elements: dict
 objects:
   description:
     - One entry per input object, in input order; with O(report=changed) (the default) only those whose action is

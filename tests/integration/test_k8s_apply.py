@@ -13,6 +13,7 @@ import typing as t
 
 import pytest
 import yaml
+from test_render_playbook import run_playbook
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, ApplyFailed, Options
@@ -343,3 +344,48 @@ def test_api_server_stopped_mid_run_then_rerun_converges(control_plane, namespac
     rerun = apply(control_plane, objects, apply_set=namespace)
     assert all(o["action"] in ("unchanged", "created", "updated") for o in rerun["objects"])
     assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
+
+
+def test_through_ansible_the_waits_say_what_they_wait_for_and_a_stale_condition_does_not_end_them(control_plane,
+                                                                                                   tmp_path):
+    # A Deployment whose rollout no controller reports here (no kube-controller-manager): the test sets the status
+    # the controller would set, first a stale one (observedGeneration behind), then the fresh one.
+    namespace = "waits-said"
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": namespace},
+                  "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
+                           "template": {"metadata": {"labels": {"a": "b"}},
+                                        "spec": {"containers": [{"name": "c", "image": "example.org/c:1"}]}}}}
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(yaml.safe_dump([{"hosts": "localhost", "connection": "local", "gather_facts": False, "tasks": [
+        {"virtinfra.hyperconverged.k8s_apply": {
+            "objects": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, deployment],
+            "kubeconfig": str(control_plane.kubeconfig),
+            "wait_for": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "namespace": namespace,
+                          "ready": True}], "wait_timeout": 60},
+         "register": "applied"},
+        {"ansible.builtin.debug": {"var": "applied.waited"}}]}]))
+
+    def roll_out_later() -> None:
+        path = ("deployment", "d", "-n", namespace, "--subresource=status", "--type=merge", "-p")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and control_plane.kubectl_run(
+                "get", "deployment", "d", "-n", namespace, check=False).returncode != 0:
+            time.sleep(0.2)
+        stale = {"observedGeneration": 0, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1,
+                 "availableReplicas": 1}
+        control_plane.kubectl_run("patch", *path, yaml.safe_dump({"status": stale}))
+        time.sleep(2.5)
+        control_plane.kubectl_run("patch", *path, yaml.safe_dump({"status": {**stale, "observedGeneration": 1}}))
+
+    thread = threading.Thread(target=roll_out_later)
+    thread.start()
+    try:
+        result = run_playbook(playbook)
+    finally:
+        thread.join()
+    assert result.returncode == 0, result.stdout + result.stderr
+    said = f"[k8s_apply] waiting for Deployment {namespace}/d (ready): its controller to observe generation 1"
+    assert said in result.stdout
+    assert f"[k8s_apply] Deployment {namespace}/d (ready): ready after" in result.stdout
+    assert '"what": "Deployment waits-said/d (ready)"' in result.stdout
+    control_plane.kubectl_run("delete", "namespace", namespace, "--wait=false")

@@ -71,6 +71,24 @@ class WaitSpec:
         return None
 
 
+def verdict(spec: WaitSpec, obj: dict[str, t.Any] | None) -> readiness.Verdict:
+    """``spec.evaluate`` with what it still waits for, in words."""
+    state = spec.evaluate(obj)
+    if state is True:
+        return readiness.READY
+    if obj is None:
+        return readiness.Verdict("waiting", "it to exist")
+    if state is False:
+        return readiness.Verdict("failed", "reached a failure value")
+    if spec.ready:
+        return readiness.ready(obj)
+    if spec.condition_type:
+        found = readiness.condition(obj, spec.condition_type, spec.condition_status)
+        return found if found.state != "ready" else readiness.Verdict("waiting", f"reason {spec.condition_reason}")
+    values = [match.value for match in _compile(spec.jsonpath or "").find(obj)]
+    return readiness.Verdict("waiting", f"{spec.jsonpath} in {list(spec.success)} (now {values or 'absent'})")
+
+
 def _compile(expression: str) -> t.Any:
     if jsonpath_parse is None:
         raise WaitFailed("jsonpath waits need the jsonpath-ng Python package")

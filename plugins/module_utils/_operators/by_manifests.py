@@ -15,10 +15,10 @@ from __future__ import annotations
 import typing as t
 
 from .._k8s.readiness import Verdict, condition, ready
+from .._k8s.waiting import WaitFailed
 from . import catalog, manifests, running
 from .context import Context, Failed
 from .plan import Step, plan, target_versions
-from .waiting import WaitFailed
 
 APPLY_SET = "virtinfra-operator-{key}"
 

@@ -13,11 +13,11 @@ import typing as t
 
 from .._k8s.model import FIELD_MANAGER
 from .._k8s.readiness import Verdict, condition, csv_phase
+from .._k8s.waiting import WaitFailed
 from .._prereqs import olm as prereqs_olm
 from .._prereqs.common import PrerequisiteError
 from . import olm, running, versions
 from .context import Context, Failed
-from .waiting import WaitFailed
 
 APPLY_SET = "virtinfra-operators-olm"
 OLM = "/apis/operators.coreos.com/v1alpha1/namespaces/{namespace}/{plural}"

@@ -13,8 +13,8 @@ import typing as t
 
 from .._k8s.apply import Applier, ApplyFailed, Options
 from .._k8s.discovery import Discovery
+from .._k8s.waiting import Waiter
 from .settings import Settings
-from .waiting import Waiter
 
 Fetch = t.Callable[[str], bytes]
 

@@ -8,7 +8,7 @@ import typing as t
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.readiness import READY, Verdict
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.waiting import Waiter, WaitFailed
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import Waiter, WaitFailed
 
 
 class Clock:

@@ -13,13 +13,13 @@ import dataclasses
 import time
 import typing as t
 
-from .._k8s.readiness import Verdict
+from .client import KubeError
+from .readiness import Verdict
+from .waits import WaitFailed, WaitSpec, verdict
+
+__all__ = ["PROGRESS_EVERY", "WaitFailed", "Waiter", "wait_saying"]
 
 PROGRESS_EVERY = 30.0
-
-
-class WaitFailed(Exception):
-    pass
 
 
 @dataclasses.dataclass
@@ -52,3 +52,31 @@ class Waiter:
                 self.say(f"waiting for {what}: {verdict.detail} ({now - start:.0f} s of {self.timeout:g} s)")
                 last_said, last_detail = now, verdict.detail
             self.sleep(self.interval)
+
+
+def wait_saying(connection: t.Any, discovery: t.Any, specs: t.Sequence[WaitSpec], timeout: float,
+                say: t.Callable[[str], None], waiter: Waiter | None = None) -> list[dict[str, t.Any]]:
+    """k8s_apply's waits, one after the other within one ``timeout``, saying what each waits for; the waits done."""
+    clock = waiter.clock if waiter else time.monotonic
+    deadline = clock() + timeout
+    done: list[dict[str, t.Any]] = []
+    for spec in specs:
+        resource = discovery.find(spec.api_version, spec.kind)
+        if resource is None:
+            raise WaitFailed(f"cannot wait for {spec.label}: the server has no kind {spec.kind} in {spec.api_version}")
+        path = resource.path(spec.namespace, spec.name)
+
+        def probe(spec: WaitSpec = spec, path: str = path) -> Verdict:
+            try:
+                obj = connection.request("GET", path)
+            except KubeError as exc:
+                if exc.status != 404:
+                    raise
+                obj = None
+            return verdict(spec, obj)
+
+        each = dataclasses.replace(waiter, waited=[]) if waiter else Waiter(0.0, say)
+        each.timeout, each.say = max(deadline - clock(), 0.0), say
+        each.until(spec.label, probe)
+        done += each.waited
+    return done
