@@ -346,8 +346,8 @@ def test_api_server_stopped_mid_run_then_rerun_converges(control_plane, namespac
     assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
 
 
-def test_through_ansible_the_waits_say_what_they_wait_for_and_a_stale_condition_does_not_end_them(control_plane,
-                                                                                                   tmp_path):
+def test_through_ansible_the_waits_say_what_they_wait_for_and_a_stale_status_does_not_end_them(
+        control_plane, tmp_path):
     # A Deployment whose rollout no controller reports here (no kube-controller-manager): the test sets the status
     # the controller would set, first a stale one (observedGeneration behind), then the fresh one.
     namespace = "waits-said"
