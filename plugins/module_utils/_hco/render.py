@@ -288,7 +288,14 @@ def render(
     def build_ssp() -> dict[str, t.Any]:
         nonlocal dict_status
         dicts, dict_status = golden_images.build(view, common_golden_images)
-        return with_patch(ssp.build(view, dicts))
+        built_ssp = with_patch(ssp.build(view, dicts))
+        if golden_images.multi_arch_enabled(view) and annotations.get(patches.ANNOTATIONS["SSP"]):
+            # The webhook pod knows no node: it builds the SSP with every architecture-annotated DICT dropped, so
+            # a patch that addresses them fails there and refuses the request (HCO v1.20.0: golden_images.go drops
+            # a DICT without a supported architecture; NewSSP applies the patch).
+            blind = dataclasses.replace(view, facts=dataclasses.replace(view.facts, workload_architectures=()))
+            with_patch(ssp.build(blind, golden_images.build(blind, common_golden_images)[0]))
+        return built_ssp
 
     if not build_errors:
         attempt("priorityclass", lambda: priority_class.build(view))

@@ -138,3 +138,30 @@ def test_dict_template_condition_times_are_written_back_as_go_writes_them():
     condition = mine["spec"]["template"]["status"]["conditions"][0]
     assert (condition["lastTransitionTime"], condition["lastHeartbeatTime"]) == ("2026-11-26T01:02:03Z",
                                                                                  "2026-11-26T01:02:03Z")
+
+
+@pytest.mark.parametrize(("operation", "platform", "admitted"), ADMITS_SSP_PROBLEMS)
+def test_a_patch_on_architecture_dicts_is_refused_where_the_webhook_sees_no_node(operation, platform, admitted):
+    # With multi-arch import on, the webhook pod knows no node, so it drops every architecture-annotated DICT before
+    # the SSP patch applies; a patch that addresses them fails there, though the reconciler (which knows the nodes)
+    # would apply it.
+    patch = ('[{"op": "replace", "path": "/spec/commonTemplates/dataImportCronTemplates/0/spec/schedule", '
+             '"value": "1 1 * * *"}]')
+    hc: dict[str, t.Any] = {
+        "apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged",
+        "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged",
+                     "annotations": {"ssp.kubevirt.io/jsonpatch": patch}},
+        "spec": {"featureGates": {"enableMultiArchBootImageImport": True}}}
+
+    def run(multi_arch: bool = True) -> t.Any:
+        hc["spec"]["featureGates"]["enableMultiArchBootImageImport"] = multi_arch
+        return render(hyperconverged=hc, release="1.20", operation=operation,
+                      cluster={"platform": platform, "nodes": NODES}, common_golden_images=[COMMON])
+
+    run(multi_arch=False)   # without multi-arch import the webhook keeps the DICT: the patch applies
+    if admitted:
+        run()
+        return
+    with pytest.raises(RenderError) as caught:
+        run()
+    assert "ssp.kubevirt.io/jsonpatch" in str(caught.value)
