@@ -75,65 +75,80 @@ def _customised_annotations(common_annotations: t.Mapping[str, str], custom: t.M
     return annotations
 
 
-def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None = None
-          ) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]]]:
-    """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
-    hc_list = view.spec.get("dataImportCronTemplates") or []
-    by_name: dict[str, dict[str, t.Any]] = {}
-    index_of: dict[str, int] = {}
+Chosen = tuple[dict[str, t.Any], dict[str, t.Any]]   # (the DICT, its status entry)
+
+
+def _by_name(hc_list: t.Sequence[t.Mapping[str, t.Any]]) -> dict[str, tuple[int, t.Mapping[str, t.Any]]]:
+    """The HC entries by name, with their index (for error paths); a name given twice is refused."""
+    found: dict[str, tuple[int, t.Mapping[str, t.Any]]] = {}
     for index, entry in enumerate(hc_list):
         name = (entry.get("metadata") or {}).get("name", "")
-        if name in by_name:
+        if name in found:
             raise BuildError(f"spec.dataImportCronTemplates[{index}].metadata.name",
                              f"{name} DataImportCronTemplate is defined twice")
-        by_name[name] = entry
-        index_of[name] = index
+        found[name] = (index, entry)
+    return found
+
+
+def _customised(view: HCView, common: dict[str, t.Any], index: int, custom: t.Mapping[str, t.Any],
+                multi_arch: bool) -> dict[str, t.Any]:
+    """A common DICT as the HC entry customises it (HCO's customizeCommonDICT)."""
+    name = common["metadata"].get("name", "")
+    if _source(custom) is None:
+        # HCO reads the entry's Source.Registry without a nil check; its webhook recovers the panic into a refusal
+        # (customizeCommonDictAnnotations). Said here in words instead.
+        raise BuildError(f"spec.dataImportCronTemplates[{index}].spec.template.spec.source",
+                         f"required when customising the common DataImportCronTemplate {name}: HCO reads its "
+                         "registry and refuses the HyperConverged without a source")
+    entry = copy.deepcopy(common)
+    entry["spec"] = copy.deepcopy(custom.get("spec") or {})
+    if not entry["spec"].get("schedule"):
+        entry["spec"]["schedule"] = common["spec"].get("schedule", "")
+    custom_meta = custom.get("metadata") or {}
+    if custom_meta.get("namespace"):
+        entry["metadata"]["namespace"] = custom_meta["namespace"]
+    else:
+        entry["metadata"].pop("namespace", None)
+    if view.profile.dicts["merge_custom_metadata"]:
+        # The HC entry gives annotations, spec and namespace; its labels are not taken.
+        entry["metadata"]["annotations"] = _customised_annotations(
+            common["metadata"].get("annotations") or {}, custom, common, multi_arch)
+    return entry
+
+
+def _chosen(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None, multi_arch: bool) -> list[Chosen]:
+    """The common DICTs (customised where the HC names them, unless disabled), then the HC's own enabled ones."""
+    hc_list = view.spec.get("dataImportCronTemplates") or []
+    by_name = _by_name(hc_list)
     shipped = _common_list(view, common_dicts)
     common_names = {(c.get("metadata") or {}).get("name", "") for c in shipped}
-    merge_metadata = view.profile.dicts["merge_custom_metadata"]
     namespace_override = view.spec.get("commonBootImageNamespace") or ""
-    chosen: list[tuple[dict[str, t.Any], dict[str, t.Any], dict[str, t.Any] | None]] = []
+    chosen: list[Chosen] = []
     if view.switch("enableCommonBootImageImport", True):
         for common in shipped:
             metadata = common.setdefault("metadata", {})
-            custom = by_name.get(metadata.get("name", ""))
-            if custom is None:
+            found = by_name.get(metadata.get("name", ""))
+            if found is None:
                 if namespace_override:
                     metadata["namespace"] = namespace_override
-                chosen.append((common, {"commonTemplate": True}, None))
-                continue
-            if not _enabled(custom):
-                continue
-            if _source(custom) is None:
-                # HCO reads the entry's Source.Registry without a nil check; its webhook recovers the panic into a
-                # refusal (customizeCommonDictAnnotations). Said here in words instead.
-                raise BuildError(f"spec.dataImportCronTemplates[{index_of[metadata.get('name', '')]}].spec.template"
-                                 ".spec.source", f"required when customising the common DataImportCronTemplate "
-                                 f"{metadata.get('name', '')}: HCO reads its registry and refuses the "
-                                 "HyperConverged without a source")
-            entry = copy.deepcopy(common)
-            entry["spec"] = copy.deepcopy(custom.get("spec") or {})
-            if not entry["spec"].get("schedule"):
-                entry["spec"]["schedule"] = common["spec"].get("schedule", "")
-            custom_meta = custom.get("metadata") or {}
-            if custom_meta.get("namespace"):
-                entry["metadata"]["namespace"] = custom_meta["namespace"]
-            else:
-                entry["metadata"].pop("namespace", None)
-            if merge_metadata:
-                # The HC entry gives annotations, spec and namespace; its labels are not taken.
-                entry["metadata"]["annotations"] = _customised_annotations(
-                    metadata.get("annotations") or {}, custom, common, multi_arch_enabled(view))
-            chosen.append((entry, {"commonTemplate": True, "modified": True}, custom))
+                chosen.append((common, {"commonTemplate": True}))
+            elif _enabled(found[1]):
+                chosen.append((_customised(view, common, *found, multi_arch), {"commonTemplate": True,
+                                                                               "modified": True}))
     for entry in hc_list:
         name = (entry.get("metadata") or {}).get("name", "")
         if name not in common_names and _enabled(entry):
-            chosen.append((copy.deepcopy(entry), {}, entry))
+            chosen.append((copy.deepcopy(entry), {}))
+    return chosen
 
+
+def build(view: HCView, common_dicts: t.Sequence[t.Mapping[str, t.Any]] | None = None
+          ) -> tuple[list[dict[str, t.Any]], list[dict[str, t.Any]]]:
+    """Return (the DICTs sent to SSP, the HC ``status.dataImportCronTemplates`` list)."""
     multi_arch = multi_arch_enabled(view)
     for_ssp: list[dict[str, t.Any]] = []
     status: list[dict[str, t.Any]] = []
-    for entry, entry_status, _custom in chosen:
+    for entry, entry_status in _chosen(view, common_dicts, multi_arch):
         annotations = entry.setdefault("metadata", {}).setdefault("annotations", {})
         deployed = True
         if multi_arch and ARCH_ANNOTATION in annotations:
