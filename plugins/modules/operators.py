@@ -207,6 +207,11 @@ waited:
   returned: always
   type: list
   elements: dict
+installs:
+  description: The operators (through OLM, the packages) not running before this run, which it installs.
+  returned: with state present
+  type: list
+  elements: str
 approved:
   description: The InstallPlans approved (C(namespace/name)).
   returned: with source olm

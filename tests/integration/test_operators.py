@@ -180,6 +180,7 @@ def test_release_manifests_install_then_noop(plane, tmp_path, removed_after):
     result = run_with_controllers(plane, manifests_settings(tmp_path, "ops-a"), lines)
     assert result["changed"] is True
     assert result["plan"] == ["KubeVirt (virt-operator): install v1.9.0"]
+    assert result["installs"] == ["kubevirt"]
     conn = connect(plane)
     # virt-operator watches its CR only in its own namespace: it is moved to where the operands are, with its
     # binding's subject; the PriorityClass stays with the operands.
@@ -350,6 +351,7 @@ def test_olm_subscription_with_placement_manual_approval_of_exactly_the_pinned_c
     assert get(conn, olm.path("installplans", "install-pinned"))["spec"]["approved"] is True
     assert get(conn, olm.path("installplans", "install-later"))["spec"]["approved"] is False
     assert result["approved"] == [f"{namespace}/install-pinned"]
+    assert result["installs"] == ["community-kubevirt-hyperconverged"]
     assert any("install-later" in n and "not approved" in n for n in result["notes"])
     # It waited while the CSV was Installing, and said so.
     assert any("waiting for Subscription" in line and "Installing" in line for line in lines), lines

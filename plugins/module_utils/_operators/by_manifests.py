@@ -61,7 +61,7 @@ def install(ctx: Context) -> dict[str, t.Any]:
     bundles = {s.key: _bundle(ctx, catalog.BY_KEY[s.key], s.target, problems)
                for s in decided.steps if s.action not in ("refused", "external")}
     if problems:
-        ctx.refuse(problems, plan=decided.lines)
+        ctx.refuse(problems, plan=decided.lines, installs=decided.installs)
     for step in decided.steps:
         op = catalog.BY_KEY[step.key]
         ctx.say(f"{step.line}{' (check mode: nothing is written)' if settings.check_mode else ''}")
@@ -70,7 +70,7 @@ def install(ctx: Context) -> dict[str, t.Any]:
         ctx.apply(APPLY_SET.format(key=op.key), bundles[op.key], settings.home(op))
         if not settings.check_mode:
             _await(ctx, op, step, bundles[op.key])
-    return ctx.result(plan=decided.lines)
+    return ctx.result(plan=decided.lines, installs=decided.installs)
 
 
 def _unserved_needs(ctx: Context, chosen: t.Sequence[catalog.Operator]) -> list[str]:

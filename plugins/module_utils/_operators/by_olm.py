@@ -38,11 +38,13 @@ def _subscriptions(ctx: Context, wants: t.Sequence[olm.Wanted]) -> dict[str, t.A
     return {"subscriptions": entries}
 
 
-def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dict[str, str | None]]:
-    """Problems of the version steps; the CSV each Manual subscription may approve."""
-    problems, allowed = [], {}
+def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dict[str, str | None], list[str]]:
+    """Problems of the version steps; the CSV each Manual subscription may approve; the packages not installed."""
+    problems, allowed, installs = [], {}, []
     for want in wants:
         _sub, installed = running.installed_csv(ctx.connection, want.namespace, want.package)
+        if not installed:
+            installs.append(want.package)
         if ctx.settings.approval == "Manual":
             csv, problem = olm.allowed_csv(want, installed)
             allowed[want.package] = csv
@@ -54,7 +56,7 @@ def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dic
                 problem = f"Subscription {want.package} {problem}" if problem else None
         if problem:
             problems.append(problem)
-    return problems, allowed
+    return problems, allowed, installs
 
 
 def install(ctx: Context) -> dict[str, t.Any]:
@@ -67,14 +69,14 @@ def install(ctx: Context) -> dict[str, t.Any]:
         ctx.notes.extend(warnings)
     except PrerequisiteError as exc:
         problems += [str(e) for e in exc.errors]
-    checked, allowed = _checks(ctx, wants)
+    checked, allowed, installs = _checks(ctx, wants)
     problems += checked
     lines = [f"{w.package} in {w.namespace}: {w.csv or 'the channel ' + settings.channel + ' head'}" for w in wants]
     if problems:
-        ctx.refuse(problems, plan=lines)
+        ctx.refuse(problems, plan=lines, installs=installs)
     ctx.apply(APPLY_SET, objects, wants[0].namespace if wants else settings.namespace)
     if settings.check_mode:
-        return ctx.result(plan=lines, approved=[])
+        return ctx.result(plan=lines, approved=[], installs=installs)
     approved: list[str] = []
     try:
         for want in wants:
@@ -85,8 +87,8 @@ def install(ctx: Context) -> dict[str, t.Any]:
                              probe)
             _await_apis(ctx, want)
     except WaitFailed as exc:
-        raise Failed(str(exc), ctx.result(plan=lines, approved=approved)) from None
-    return ctx.result(plan=lines, approved=approved)
+        raise Failed(str(exc), ctx.result(plan=lines, approved=approved, installs=installs)) from None
+    return ctx.result(plan=lines, approved=approved, installs=installs)
 
 
 def _installed(ctx: Context, want: olm.Wanted, allowed: t.Mapping[str, str | None], approved: list[str]) -> Verdict:

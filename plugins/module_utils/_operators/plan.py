@@ -51,6 +51,11 @@ class Plan:
     def lines(self) -> list[str]:
         return [s.line for s in self.steps]
 
+    @property
+    def installs(self) -> list[str]:
+        """The operators not running yet."""
+        return [s.key for s in self.steps if s.action == "install"]
+
 
 def target_versions(release: str, overrides: t.Mapping[str, str]) -> dict[str, str]:
     pins = dict(catalog.PINS.get(release, {}))

@@ -48,3 +48,8 @@ def test_an_operator_installed_by_someone_else_is_left_alone():
                    {"kubevirt": Running("v1.4.0", "Deployment kubevirt/virt-operator image q:v1.4.0", external=True)})
     assert decided.steps[0].action == "external" and decided.problems == ()
     assert decided.lines[0].startswith("KubeVirt (virt-operator): left as it is: Deployment kubevirt/virt-operator")
+
+
+def test_installs_names_the_operators_not_running_yet():
+    decided = plan(KV, {"kubevirt": "v1.9.0", "cdi": "v1.66.0"}, {"kubevirt": Running("v1.9.0", "label")})
+    assert decided.installs == ["cdi"]
