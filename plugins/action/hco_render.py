@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages, render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs

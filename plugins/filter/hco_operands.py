@@ -66,7 +66,7 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_kwargs
 

@@ -16,7 +16,7 @@ import dataclasses
 import difflib
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.golang import quantity_value
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import quantity_value
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import selector_matches
 
 FACTS = ("node_memory", "node_labels", "node_taints", "node_provider", "node_iommu")

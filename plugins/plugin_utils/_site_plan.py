@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError

@@ -27,7 +27,7 @@ import vectors
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 EXAMPLES = int(os.environ.get("VIRTINFRA_PROPERTY_EXAMPLES", "2000"))

@@ -13,8 +13,8 @@ import dataclasses
 import json
 import typing as t
 
+from .._common.errors import BuildError
 from . import gotypes
-from .errors import BuildError
 from .profile import ReleaseProfile
 
 V1_ONLY_FIELDS = "hco.kubevirt.io/v1-only-fields"

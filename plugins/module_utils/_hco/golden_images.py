@@ -9,8 +9,8 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .errors import BuildError
-from .golang import canonical_quantity, metav1_time
+from .._common.errors import BuildError
+from .._common.golang import canonical_quantity, metav1_time
 from .mutator import IMMEDIATE_BIND
 from .view import HCView
 

@@ -20,8 +20,8 @@ try:
 except ImportError:  # pragma: no cover - reported by render() with the install hint
     jsonpatch = None  # type: ignore[assignment]
 
+from .._common.errors import BuildError
 from . import gotypes
-from .errors import BuildError
 
 ANNOTATIONS = {
     "KubeVirt": "kubevirt.kubevirt.io/jsonpatch",

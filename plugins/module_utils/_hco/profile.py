@@ -1,14 +1,13 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Release profiles: everything that differs between HCO releases, as data. PRIVATE."""
+"""The types of a release profile: everything that differs between HCO releases, as data (the tables are in
+``releases/``). PRIVATE."""
 
 from __future__ import annotations
 
 import dataclasses
 import typing as t
-
-from .errors import FieldError, RenderError
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,31 +59,7 @@ class ReleaseProfile:
     aaq: t.Mapping[str, t.Any]
     common_dicts: tuple[t.Mapping[str, t.Any], ...]
     dicts: t.Mapping[str, bool]
-    #: operand builders to run, in HCO's order.
+    #: the operands this release has (keys of ``operands.OPERANDS``, which holds their order).
     operands: tuple[str, ...]
     #: operator images from the CSV (secondary objects).
     images: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
-
-
-def _profiles() -> dict[str, ReleaseProfile]:
-    from . import release_1_14, release_1_20  # pylint: disable=import-outside-toplevel
-
-    return {p.name: p for p in (release_1_20.PROFILE, release_1_14.PROFILE)}
-
-
-DEFAULT_RELEASE = "1.20"
-
-
-def known_releases() -> list[str]:
-    return sorted(_profiles(), key=lambda r: tuple(int(x) for x in r.split(".")))
-
-
-def get_profile(release: str | None = None) -> ReleaseProfile:
-    """Look a release up by ``1.20``, ``1.20.0`` or ``v1.20.0``; unknown releases are a clear error."""
-    wanted = str(release or DEFAULT_RELEASE).strip().lstrip("v")
-    profiles = _profiles()
-    for profile in profiles.values():
-        if wanted in (profile.name, profile.hco_version):
-            return profile
-    known = ", ".join(f'"{r}" (HCO {profiles[r].hco_version})' for r in known_releases())
-    raise RenderError([FieldError("release", f'unknown HCO release "{release}"; known releases: {known}', "input")])

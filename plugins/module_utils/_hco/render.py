@@ -18,27 +18,13 @@ try:
 except ImportError:  # pragma: no cover
     yaml = None  # type: ignore[assignment]
 
-from . import golden_images, patches
-from .builders import (
-    aaq,
-    aie_webhook,
-    cdi,
-    console,
-    file_restore,
-    kubevirt,
-    migration,
-    network_addons,
-    network_resources_injector,
-    observability_controller,
-    priority_class,
-    ssp,
-    wasp_agent,
-)
+from .._common.errors import BuildError, FieldError, RenderError
+from . import operands, patches
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
-from .errors import BuildError, FieldError, RenderError
 from .mutator import mutate
-from .profile import ReleaseProfile, get_profile
+from .profile import ReleaseProfile
+from .releases import get_profile
 from .schema import apply_structural_schema, hyperconverged_spec
 from .schema import suggestion as schema_suggestion
 from .tls import effective_profile
@@ -50,8 +36,6 @@ KIND = "HyperConverged"
 NAME = "kubevirt-hyperconverged"
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
 TAINTED = "TaintedConfiguration"
-KIND_ORDER = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
-              "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap")
 ENVIRONMENT_KEYS = ("kvm_emulation", "smbios", "machine_types", "version", "variables")
 CLUSTER_KEYS = ("platform", "namespace", "nodes", "apiserver_tls_profile", "base_domain", "monitoring")
 
@@ -187,9 +171,39 @@ def _check_object(hc: t.Any, namespace: str, check_namespace: bool, errors: list
     return metadata, annotations
 
 
-def _order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:
-    metadata = obj["metadata"]
-    return KIND_ORDER.index(obj["kind"]), metadata.get("namespace", ""), metadata["name"]
+@dataclasses.dataclass(frozen=True)
+class _Built:
+    #: per operand key, in HCO's order, the objects deployed on this platform.
+    objects: t.Mapping[str, list[dict[str, t.Any]]]
+    failed: frozenset[str]
+    golden: operands.GoldenImages
+
+
+def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
+                    common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None,
+                    build_errors: list[BuildError]) -> _Built:
+    """Every operand of the release, in HCO's order; each failure is appended to ``build_errors``."""
+    built: dict[str, list[dict[str, t.Any]]] = {}
+    failed: set[str] = set()
+    if build_errors:
+        return _Built(built, frozenset(failed), operands.GoldenImages((), ()))
+    golden = operands.golden(view, common_golden_images)
+    platform: operands.Platform = "openshift" if view.facts.is_openshift else "kubernetes"
+    inputs = operands.Inputs(view, golden, common_golden_images)
+    for operand in operands.of_release(profile.operands):
+        if not operand.enabled(view):
+            continue
+        try:
+            objects = operand.build(inputs)
+        except BuildError as exc:
+            if operation == "UPDATE" and platform not in operand.checked_on_update_on:
+                continue
+            build_errors.append(exc)
+            failed.add(operand.key)
+            continue
+        if platform in operand.deployed_on:
+            built[operand.key] = objects
+    return _Built(built, frozenset(failed), golden)
 
 
 def render(
@@ -268,75 +282,18 @@ def render(
                   status=status, facts=facts, env=env, v1=v1,
                   tls_profile=effective_profile(spec.get("tlsSecurityProfile"), facts.apiserver_tls_profile,
                                                 facts.is_openshift, profile.tls))
-    built: dict[str, list[dict[str, t.Any]]] = {}
-    failed: set[str] = set()
-    dict_status: list[dict[str, t.Any]] = []
-
-    def attempt(key: str, builder: t.Callable[[], t.Any]) -> None:
-        try:
-            result = builder()
-        except BuildError as exc:
-            build_errors.append(exc)
-            failed.add(key)
-            return
-        built[key] = result if isinstance(result, list) else [result]
-
-    def with_patch(obj: dict[str, t.Any]) -> dict[str, t.Any]:
-        annotation = patches.ANNOTATIONS[obj["kind"]]
-        return patches.apply(obj, annotations.get(annotation), annotation)
-
-    def build_ssp() -> dict[str, t.Any]:
-        nonlocal dict_status
-        dicts, dict_status = golden_images.build(view, common_golden_images)
-        built_ssp = with_patch(ssp.build(view, dicts))
-        if golden_images.multi_arch_enabled(view) and annotations.get(patches.ANNOTATIONS["SSP"]):
-            # The webhook pod knows no node: it builds the SSP with every architecture-annotated DICT dropped, so
-            # a patch that addresses them fails there and refuses the request (HCO v1.20.0: golden_images.go drops
-            # a DICT without a supported architecture; NewSSP applies the patch).
-            blind = dataclasses.replace(view, facts=dataclasses.replace(view.facts, workload_architectures=()))
-            with_patch(ssp.build(blind, golden_images.build(blind, common_golden_images)[0]))
-        return built_ssp
-
-    if not build_errors:
-        attempt("priorityclass", lambda: priority_class.build(view))
-        attempt("kubevirt", lambda: with_patch(kubevirt.build(view)))
-        attempt("cdi", lambda: with_patch(cdi.build(view)))
-        attempt("cnao", lambda: with_patch(network_addons.build(view)))
-        attempt("aaq", lambda: aaq.build(view) if aaq.enabled(view) else [])
-        before = len(build_errors)
-        attempt("ssp", build_ssp)  # built on every platform: HCO's webhook dry-runs it on CREATE everywhere
-        if operation == "UPDATE" and not facts.is_openshift:
-            # ValidateUpdate dry-runs the operands it runs on the platform, and SSP runs on OpenShift only (HCO
-            # v1.20.0 webhook validator: validateUpdate passes isOpenshift to checkOperands): no refusal here.
-            del build_errors[before:]
-            failed.discard("ssp")
-        if "migcontroller" in profile.operands:
-            attempt("migcontroller", lambda: migration.build(view))
-        if "filerestore" in profile.operands:
-            attempt("filerestore", lambda: file_restore.build(view))
-        if "console" in profile.operands and console.enabled(view):
-            attempt("console", lambda: console.build(view))
-        if "wasp_agent" in profile.operands and wasp_agent.enabled(view):
-            attempt("wasp_agent", lambda: wasp_agent.build(view))
-        if "network_resources_injector" in profile.operands and network_resources_injector.enabled(view):
-            attempt("network_resources_injector", lambda: network_resources_injector.build(view))
-        if "aie_webhook" in profile.operands and aie_webhook.enabled(view):
-            attempt("aie_webhook", lambda: aie_webhook.build(view))
-        if "observability_controller" in profile.operands and observability_controller.enabled(view):
-            attempt("observability_controller", lambda: observability_controller.build(view))
-    if not facts.is_openshift:
-        built.pop("ssp", None)
-
+    result = _build_operands(view, profile, operation, common_golden_images, build_errors)
+    built = result.objects
     conditions = [dict(c) for c in status.get("conditions") or [] if c.get("type") != TAINTED]
     if build_errors:
         if not (verdict and verdict.admitted_early):
             raise RenderError([e.as_field_error() for e in build_errors], warnings)
         # v1.14 admitted the request unchecked; the controller stops at the first operand that fails.
         kept: dict[str, list[dict[str, t.Any]]] = {}
-        for key in ("priorityclass", "kubevirt", "cdi", "cnao", "aaq", "ssp"):
-            if key in failed and (key != "ssp" or facts.is_openshift):
+        for operand in operands.of_release(profile.operands):
+            if operand.key in result.failed and platform in operand.deployed_on:
                 break
-            kept[key] = built.get(key, [])
+            kept[operand.key] = built.get(operand.key, [])
         built = kept
         conditions.append({"type": "ReconcileComplete", "status": "False", "reason": "ReconcileFailed",
                            "message": "; ".join(str(e.as_field_error()) for e in build_errors)})
@@ -346,15 +303,15 @@ def render(
     if tainted:
         conditions.append({"type": TAINTED, "status": "True", "reason": "UnsupportedFeatureAnnotation",
                            "message": "Unsupported feature was activated via an HCO annotation"})
-    operands = sorted((obj for objects in built.values() for obj in objects), key=_order)
     effective = {
         "apiVersion": API_VERSION,
         "kind": KIND,
         "metadata": {k: copy.deepcopy(v) for k, v in metadata.items() if k in ("name", "namespace", "labels", "annotations")},
         "spec": spec,
         "status": {**{k: v for k, v in status.items() if k != "conditions"}, "conditions": conditions,
-                   "dataImportCronTemplates": dict_status},
+                   "dataImportCronTemplates": list(result.golden.status)},
     }
     effective["metadata"].setdefault("namespace", namespace)
-    return RenderResult(operands=operands, hyperconverged=effective, warnings=warnings, unsafe_modifications=unsafe,
+    ordered = sorted((obj for objects in built.values() for obj in objects), key=operands.output_order)
+    return RenderResult(operands=ordered, hyperconverged=effective, warnings=warnings, unsafe_modifications=unsafe,
                         tainted=tainted, release=profile.name, pruned=pruned)

@@ -15,8 +15,8 @@ import difflib
 import re
 import typing as t
 
-from .errors import FieldError, join_path
-from .golang import QUANTITY_PATTERN
+from .._common.errors import FieldError, join_path
+from .._common.golang import QUANTITY_PATTERN
 
 MISSING: t.Any = object()
 Rule = t.Callable[[t.Any], t.Optional[str]]

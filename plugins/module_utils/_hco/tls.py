@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .errors import BuildError
+from .._common.errors import BuildError
 from .profile import TLSProfiles
 from .tls_data import GO_TLS_VERSION_IDS
 

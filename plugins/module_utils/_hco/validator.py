@@ -10,8 +10,8 @@ import dataclasses
 import re
 import typing as t
 
-from .errors import FieldError
-from .golang import parse_duration
+from .._common.errors import FieldError
+from .._common.golang import parse_duration
 from .profile import ReleaseProfile
 
 ENABLE_ANNOTATION = "dataimportcrontemplate.kubevirt.io/enable"

@@ -12,7 +12,7 @@ import difflib
 import re
 import typing as t
 
-from .._hco.errors import FieldError, RenderError, join_path
+from .._common.errors import FieldError, RenderError, join_path
 
 LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")

@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .._hco.errors import FieldError
+from .._common.errors import FieldError
 from . import bridges, olm, sriov, storage, swap
 from .common import PrerequisiteError, Problems, check_keys, reference
 

@@ -12,7 +12,7 @@ import math
 import typing as t
 from decimal import Decimal
 
-from .._hco.golang import quantity_value
+from .._common.golang import quantity_value
 from .common import (
     DNS_LABEL,
     Problems,

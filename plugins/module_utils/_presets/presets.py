@@ -18,8 +18,8 @@ import json
 import re
 import typing as t
 
-from .._hco.errors import FieldError
-from .._hco.golang import quantity_value
+from .._common.errors import FieldError
+from .._common.golang import quantity_value
 from .._prereqs.common import PrerequisiteError
 
 KUBEVIRT_JSONPATCH = "kubevirt.kubevirt.io/jsonpatch"

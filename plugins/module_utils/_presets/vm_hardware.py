@@ -18,7 +18,7 @@ import uuid
 
 import zoneinfo
 
-from .._hco.golang import quantity_value
+from .._common.golang import quantity_value
 
 CPU_FEATURE_POLICIES = ("force", "require", "optional", "disable", "forbid")
 PAGE_SIZES = {"amd64": ("2Mi", "1Gi"), "arm64": ("2Mi", "1Gi", "64Ki", "32Mi"), "s390x": ("1Mi",)}

@@ -8,9 +8,9 @@ from __future__ import annotations
 import copy
 import typing as t
 
+from ..._common.errors import BuildError
+from ..._common.golang import canonical_quantity, normalize_duration
 from .. import gotypes
-from ..errors import BuildError
-from ..golang import canonical_quantity, normalize_duration
 from ..view import HCView
 
 APP_LABEL = "kubevirt-hyperconverged"

@@ -14,7 +14,7 @@ try:
 except ImportError:  # pragma: no cover - reported by render() with the install hint
     yaml = None  # type: ignore[assignment]
 
-from ..errors import BuildError
+from ..._common.errors import BuildError
 from ..view import HCView
 from . import common
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ipaddress
 import typing as t
 
-from ..errors import BuildError
+from ..._common.errors import BuildError
 from ..tls import field_copy
 from ..view import HCView
 from . import common

@@ -9,7 +9,7 @@ import pytest
 import schema_check
 import vectors
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 CASES = [(release, path) for release in ("1.20", "1.14") for path in vectors.vector_files(release)]

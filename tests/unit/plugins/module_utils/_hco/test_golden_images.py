@@ -12,7 +12,7 @@ import typing as t
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 ARCH = "ssp.kubevirt.io/dict.architectures"

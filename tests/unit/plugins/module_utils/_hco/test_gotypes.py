@@ -11,8 +11,8 @@ import pathlib
 import gotypes_generator
 import pytest
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco import gotypes
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 TABLE = pathlib.Path(gotypes.__file__).with_name("go_types_data.py")

@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 
 GATE_ON = {"featureGates": [{"name": "deployObservabilityController"}]}

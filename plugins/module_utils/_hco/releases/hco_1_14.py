@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import copy
 
-from .profile import KubeVirtGateRule as Rule
-from .profile import ReleaseProfile, TLSProfiles
-from .release_1_20 import PROFILE as _NEXT
-from .tls_data import GO_CIPHER_IDS, OPENSSL_TO_IANA_TLS12, TLS13_NAMES
+from ..profile import KubeVirtGateRule as Rule
+from ..profile import ReleaseProfile, TLSProfiles
+from ..tls_data import GO_CIPHER_IDS, OPENSSL_TO_IANA_TLS12, TLS13_NAMES
+from .hco_1_20 import PROFILE as _NEXT
 
 _OLD_CIPHERS = TLS13_NAMES + (
     "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",

@@ -5,9 +5,9 @@
 
 from __future__ import annotations
 
-from .profile import KubeVirtGateRule as Rule
-from .profile import ReleaseProfile, TLSProfiles
-from .tls_data import GO_CIPHER_IDS, OPENSSL_TO_IANA_TLS12, TLS13_NAMES
+from ..profile import KubeVirtGateRule as Rule
+from ..profile import ReleaseProfile, TLSProfiles
+from ..tls_data import GO_CIPHER_IDS, OPENSSL_TO_IANA_TLS12, TLS13_NAMES
 
 _OLD_CIPHERS = TLS13_NAMES + (
     "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",

@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Error types shared by the engine. PRIVATE."""
+"""Field errors shared by the engine, the prerequisites and the presets. PRIVATE."""
 
 from __future__ import annotations
 

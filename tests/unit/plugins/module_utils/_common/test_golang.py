@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.golang import (
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import (
     canonical_quantity,
     format_duration,
     metav1_time,

@@ -1,0 +1,137 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The one ordered list of operands: what each builds, when, and on which platform. PRIVATE.
+
+The order is HCO's (hyperconverged-cluster-operator v1.20.0, ``controllers/operandhandler/operand_handler.go``,
+``NewOperandHandler``): the reconciler ensures operands in this order and stops at the first that fails, and the
+webhook reports build failures in it. The result lists objects in another, stable order (``OUTPUT_KINDS``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from .._common.errors import BuildError
+from . import golden_images, patches
+from .builders import (
+    aaq,
+    aie_webhook,
+    cdi,
+    console,
+    file_restore,
+    kubevirt,
+    migration,
+    network_addons,
+    network_resources_injector,
+    observability_controller,
+    priority_class,
+    ssp,
+    wasp_agent,
+)
+from .view import HCView
+
+Platform = t.Literal["kubernetes", "openshift"]
+BOTH: tuple[Platform, ...] = ("kubernetes", "openshift")
+
+
+@dataclasses.dataclass(frozen=True)
+class GoldenImages:
+    """The DICTs sent to SSP and the HC's ``status.dataImportCronTemplates``, or why they could not be computed."""
+
+    for_ssp: tuple[dict[str, t.Any], ...]
+    status: tuple[dict[str, t.Any], ...]
+    error: BuildError | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    view: HCView
+    golden: GoldenImages
+    common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Operand:
+    key: str
+    build: t.Callable[[Inputs], list[dict[str, t.Any]]]
+    enabled: t.Callable[[HCView], bool] = lambda view: True
+    #: where the reconciler deploys it (SSP: OpenShift only, though the webhook builds it everywhere).
+    deployed_on: tuple[Platform, ...] = BOTH
+    #: where the webhook's UPDATE dry run builds it (HCO v1.20.0 webhook validator: ``ValidateUpdate`` passes
+    #: ``isOpenshift`` to ``checkOperands``, and SSP is only checked on OpenShift).
+    checked_on_update_on: tuple[Platform, ...] = BOTH
+
+
+def _patched(obj: dict[str, t.Any], view: HCView) -> dict[str, t.Any]:
+    """The operand's ``*/jsonpatch`` annotation applied (HCO ``ApplyPatchToSpec`` in each CR's handler)."""
+    annotation = patches.ANNOTATIONS[obj["kind"]]
+    return patches.apply(obj, view.annotations.get(annotation), annotation)
+
+
+def _one(builder: t.Callable[[HCView], dict[str, t.Any]], patch: bool = False) -> t.Callable[[Inputs], list]:
+    def build(inputs: Inputs) -> list[dict[str, t.Any]]:
+        obj = builder(inputs.view)
+        return [_patched(obj, inputs.view) if patch else obj]
+    return build
+
+
+def _many(builder: t.Callable[[HCView], list[dict[str, t.Any]]]) -> t.Callable[[Inputs], list]:
+    return lambda inputs: builder(inputs.view)
+
+
+def _ssp(inputs: Inputs) -> list[dict[str, t.Any]]:
+    if inputs.golden.error:
+        raise inputs.golden.error
+    view = inputs.view
+    built = _patched(ssp.build(view, list(inputs.golden.for_ssp)), view)
+    if golden_images.multi_arch_enabled(view) and view.annotations.get(patches.ANNOTATIONS["SSP"]):
+        # The webhook pod knows no node: it builds the SSP with every architecture-annotated DICT dropped, so a
+        # patch that addresses them fails there and refuses the request (HCO v1.20.0: golden_images.go drops a
+        # DICT without a supported architecture; NewSSP applies the patch).
+        blind = dataclasses.replace(view, facts=dataclasses.replace(view.facts, workload_architectures=()))
+        _patched(ssp.build(blind, golden_images.build(blind, inputs.common_golden_images)[0]), blind)
+    return [built]
+
+
+OPERANDS: tuple[Operand, ...] = (
+    Operand("priorityclass", _one(priority_class.build)),
+    Operand("kubevirt", _one(kubevirt.build, patch=True)),
+    Operand("cdi", _one(cdi.build, patch=True)),
+    Operand("cnao", _one(network_addons.build, patch=True)),
+    Operand("aaq", _one(aaq.build), aaq.enabled),
+    Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",)),
+    Operand("migcontroller", _one(migration.build)),
+    Operand("filerestore", _one(file_restore.build)),
+    Operand("console", _many(console.build), console.enabled),
+    Operand("wasp_agent", _many(wasp_agent.build), wasp_agent.enabled),
+    Operand("network_resources_injector", _one(network_resources_injector.build), network_resources_injector.enabled),
+    Operand("aie_webhook", _many(aie_webhook.build), aie_webhook.enabled),
+    Operand("observability_controller", _many(observability_controller.build), observability_controller.enabled),
+)
+KEYS = tuple(operand.key for operand in OPERANDS)
+
+#: The order the result lists objects in, which is not the reconcile order: the operators' custom resources first,
+#: then the secondary objects by kind, each kind by namespace and name: the golden examples' order, kept stable for
+#: users' diffs.
+OUTPUT_KINDS = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
+                "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap")
+
+
+def output_order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:
+    metadata = obj["metadata"]
+    return OUTPUT_KINDS.index(obj["kind"]), metadata.get("namespace", ""), metadata["name"]
+
+
+def of_release(keys: t.Collection[str]) -> tuple[Operand, ...]:
+    """The operands a release has, in HCO's order."""
+    return tuple(operand for operand in OPERANDS if operand.key in keys)
+
+
+def golden(view: HCView, common: t.Sequence[t.Mapping[str, t.Any]] | None) -> GoldenImages:
+    try:
+        for_ssp, status = golden_images.build(view, common)
+    except BuildError as exc:
+        return GoldenImages((), (), exc)
+    return GoldenImages(tuple(for_ssp), tuple(status))
