@@ -228,10 +228,11 @@ PROFILE = ReleaseProfile(
         # The 1.20.0 CSV's pin (WASP_AGENT_VERSION v1.2.2).
         "WASP_AGENT_IMAGE": "quay.io/openshift-virtualization/wasp-agent@sha256:"
                             "daaf1bd032a32a99ef8e5c9d7d40d6732713b0cbfe49952d6d2ce5fa38e78294",
-        # AIE webhook: the digest in the 1.20.0 CSV we could read (a later revision than the profile's commit).
+        # AIE webhook: the 1.20.0 CSV's pin at 1b9ae051, the revision whose observability-controller pin is the
+        # profile commit's (below); a later revision (01cd3fae) moves the observability pin, not this one.
         "AIE_WEBHOOK_IMAGE": (
             "quay.io/kubevirt/kubevirt-aie-webhook@sha256:d45bf47b999a0b25d22db0f8355b0f063a5aa33ddf4e8ff14043b45001a0169d"),
-        # Observability controller: the digest the 1.20.0 CSV pins at the profile's commit.
+        # Observability controller: the digest the 1.20.0 CSV pins at the profile's commit (01cd3fae has f2b52d26).
         "OBSERVABILITY_CONTROLLER_IMAGE": (
             "quay.io/kubevirt/virt-observability-controller@sha256:"
             "170a30602ba326b11b298f511553fbf479a5447632f051ed915f6af1b0e612a0"),
