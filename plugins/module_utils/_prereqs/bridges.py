@@ -44,14 +44,16 @@ NODE_NETWORK_STATE_API_VERSION = "nmstate.io/v1beta1"
 INTERFACE_TYPES = frozenset((
     "bond", "linux-bridge", "dummy", "ethernet", "hsr", "loopback", "mac-vlan", "mac-vtap", "ovs-bridge",
     "ovs-interface", "veth", "vlan", "vrf", "vxlan", "infiniband", "macsec", "ipsec", "xfrm", "ipvlan", "unknown"))
-INTERFACE_STATES = frozenset(("up", "down", "absent"))
+# nmstate's InterfaceState (serde kebab-case, exact case): every state it deserialises.
+INTERFACE_STATES = frozenset(("up", "down", "absent", "ignore", "up-ignore", "down-ignore", "unknown"))
 STP_RANGES = {"hello-time": (1, 10), "forward-delay": (2, 30), "max-age": (6, 40)}
 DEFAULT_MAX_UNAVAILABLE = "50%"
 # The bridge CNI accepts vlan together with vlanTrunk (vlan = the trunk port's PVID) from plugins v1.8.0.
 BRIDGE_CNI_VLAN_WITH_TRUNK = (1, 8)
 MAX_NODE_SELECTOR_ENTRIES = 256
-MULTICAST_ROUTER_VALUES = ("auto", "disabled", "enabled", 0, 1, 2)
-_PERCENT = re.compile(r"^(\d{1,3})%$")
+# nmstate (rust/src/lib/ifaces/linux_bridge.rs, de_multicast_router): a string in any case, or the integer 0, 1 or 2.
+MULTICAST_ROUTER_NAMES = ("auto", "disabled", "enabled")
+_PERCENT = re.compile(r"^([+-]?\d+)%$")
 _DNS_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
 
 
@@ -143,27 +145,35 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 
 
 def scaled_max_unavailable(value: t.Any, matching_nodes: int) -> int:
-    """Nodes nmstate configures at once: an int, or a percentage of the matching nodes rounded up; never below 1."""
+    """Nodes nmstate configures at once, as its handler computes it (kubernetes-nmstate, pkg/node/nodes.go,
+    ScaledMaxUnavailableNodeCount): an int, or a percentage of the matching nodes rounded up; a value it cannot read
+    falls back to the default 50%; never below 1. A bool cannot be an int-or-string: the CRD refuses it."""
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not an integer or a percentage")
-    if isinstance(value, int):
-        count = value
-    else:
-        match = _PERCENT.match(str(value))
-        if not match:
-            raise ValueError(f"{value!r} is not an integer or a percentage")
-        count = math.ceil(matching_nodes * int(match.group(1)) / 100)
+    count = _scaled(value, matching_nodes)
+    if count is None:
+        count = _scaled(DEFAULT_MAX_UNAVAILABLE, matching_nodes) or 0
     return max(count, 1)
 
 
+def _scaled(value: t.Any, matching_nodes: int) -> int | None:
+    """apimachinery's GetScaledValueFromIntOrPercent, rounding up: None where it returns an error."""
+    if isinstance(value, int):
+        return value
+    match = _PERCENT.match(value) if isinstance(value, str) else None
+    return math.ceil(matching_nodes * int(match.group(1)) / 100) if match else None
+
+
 def _max_unavailable(problems: Problems, where: str, value: t.Any) -> None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            problems.error(where, "must not be negative")
-        return
-    match = _PERCENT.match(str(value)) if isinstance(value, str) else None
-    if not match or int(match.group(1)) > 100:
-        problems.error(where, f"{value!r} must be a node count or a percentage such as \"50%\"")
+    """nmstate admits any int or string and never fails on it; say where it will not do what it seems to."""
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        problems.error(where, f"{value!r} must be a node count or a percentage such as \"50%\" (the NNCP CRD: "
+                              "an int or a string)")
+    elif _scaled(value, 100) is None:
+        problems.warn(f"{where}: {value!r} is neither a node count nor a percentage: nmstate's handler falls back to "
+                      f"its default {DEFAULT_MAX_UNAVAILABLE} (a node count is an integer, not a string)")
+    elif (_scaled(value, 100) or 0) < 1:
+        problems.warn(f"{where}: {value!r} allows no node at once: nmstate's handler configures one node at a time")
 
 
 def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[str, str], ovn_nics: set[str],
@@ -386,7 +396,7 @@ def check_desired_state(problems: Problems, where: str, desired: t.Any,
         if kind is not None and kind not in INTERFACE_TYPES:
             problems.error(path(at, "type"), f"unknown interface type {kind!r}")
         if interface.get("state", "up") not in INTERFACE_STATES:
-            problems.error(path(at, "state"), "must be up, down or absent")
+            problems.error(path(at, "state"), f"must be one of nmstate's states: {', '.join(sorted(INTERFACE_STATES))}")
         for family in ("ipv4", "ipv6"):
             if isinstance(interface.get(family), dict) and interface[family].get("enabled"):
                 ip_enabled[name] = path(at, family, "enabled")
@@ -416,9 +426,10 @@ def check_desired_state(problems: Problems, where: str, desired: t.Any,
 def _check_linux_bridge(problems: Problems, where: str, name: str,
                         bridge: t.Mapping[str, t.Any]) -> list[tuple[str, str, str]]:
     options = bridge.get("options") or {}
-    if "multicast-router" in options and options["multicast-router"] not in MULTICAST_ROUTER_VALUES:
+    if "multicast-router" in options and not _multicast_router(options["multicast-router"]):
         problems.error(path(where, "bridge", "options", "multicast-router"),
-                       f"{options['multicast-router']!r} is not a multicast router type: auto, disabled or enabled")
+                       f"Invalid linux bridge multicast_router type {options['multicast-router']}, "
+                       "expecting 0|1|2 or auto|disabled|enabled (nmstate)")
     _check_stp(problems, path(where, "bridge", "options", "stp"), options.get("stp") or {})
     if "group-forward-mask" in options and "group-fwd-mask" in options \
             and options["group-forward-mask"] != options["group-fwd-mask"]:
@@ -439,6 +450,12 @@ def _check_linux_bridge(problems: Problems, where: str, name: str,
         if port.get("vlan"):
             _check_port_vlan(problems, path(at, "vlan"), port["vlan"])
     return ports
+
+
+def _multicast_router(value: t.Any) -> bool:
+    if isinstance(value, str):
+        return value.lower() in MULTICAST_ROUTER_NAMES
+    return isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2)
 
 
 def _check_port_vlan(problems: Problems, where: str, vlan: t.Any) -> None:

@@ -171,11 +171,16 @@ def whereabouts_preview(problems: Problems, where: str, ipam: t.Mapping[str, t.A
             ranges.append((path(where, "ipRanges", index), entry))
         else:
             problems.error(path(where, "ipRanges", index), "each entry needs a range")
-    if not ranges:
-        problems.error(where, "whereabouts needs a range or ipRanges")
+    if not ranges and not (ipam.get("ipRanges") or []):
+        # whereabouts loads it (pkg/config LoadIPAMConfig) and then has no range to allocate from.
+        problems.warn(f"{where}: no range or ipRanges: whereabouts hands out no address, so pods attach without one")
+    shared = _excluded(problems, path(where, "exclude"), ipam.get("exclude"),
+                       "whereabouts refuses the config when a pod attaches")
     previews = []
     for at, entry in ranges:
-        preview = _preview_range(problems, at, entry, ipam.get("exclude") or [])
+        own = [] if entry is ipam else _excluded(problems, path(at, "exclude"), entry.get("exclude"),
+                                                 "whereabouts cannot allocate from this range")
+        preview = None if shared is None or own is None else _preview_range(problems, at, entry, [*shared, *own])
         if preview is not None:
             previews.append(preview)
     gateway = ipam.get("gateway")
@@ -185,6 +190,26 @@ def whereabouts_preview(problems: Problems, where: str, ipam: t.Mapping[str, t.A
         except ValueError:
             problems.error(path(where, "gateway"), f"{gateway!r} is not an IP address")
     return previews
+
+
+def _excluded(problems: Problems, where: str, entries: t.Any, failure: str) -> list[t.Any] | None:
+    """An ``exclude`` list as whereabouts reads it: CIDRs only (Go's net.ParseCIDR needs the prefix); None when one
+    is not, with whereabouts' own message."""
+    if entries is None:
+        return []
+    if not isinstance(entries, list):
+        problems.error(where, "must be a list of CIDRs")
+        return None
+    networks = []
+    for index, entry in enumerate(entries):
+        try:
+            if not isinstance(entry, str) or "/" not in entry:
+                raise ValueError
+            networks.append(ipaddress.ip_network(entry.strip(), strict=False))
+        except ValueError:
+            problems.error(path(where, index), f"invalid CIDR in exclude list {entry}: invalid CIDR address: {entry} "
+                                               f"({failure})")
+    return networks if len(networks) == len(entries) else None
 
 
 def parse_range(problems: Problems, where: str, text: t.Any) -> tuple[t.Any, t.Any, t.Any] | None:
@@ -211,7 +236,7 @@ def parse_range(problems: Problems, where: str, text: t.Any) -> tuple[t.Any, t.A
 
 
 def _preview_range(problems: Problems, where: str, entry: t.Mapping[str, t.Any],
-                   shared_exclude: t.Sequence[t.Any]) -> dict[str, t.Any] | None:
+                   excluded: t.Sequence[t.Any]) -> dict[str, t.Any] | None:
     text = str(entry.get("range"))
     parsed = parse_range(problems, where, text)
     if parsed is None:
@@ -224,7 +249,6 @@ def _preview_range(problems: Problems, where: str, entry: t.Mapping[str, t.Any],
         if entry.get("range_end"):
             end = min(end, ipaddress.ip_address(str(entry["range_end"]))) if end else \
                 ipaddress.ip_address(str(entry["range_end"]))
-        excluded = [ipaddress.ip_network(str(e), strict=False) for e in [*shared_exclude, *(entry.get("exclude") or [])]]
     except (ValueError, TypeError) as exc:
         problems.error(where, f"{text!r}: {exc}")
         return None

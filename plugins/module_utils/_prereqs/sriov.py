@@ -199,10 +199,11 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     elif len(resource) > 63 or not EXTENDED_RESOURCE_NAME.match(resource):
         # Deliberately earlier than the OpenShift webhook, which admits it: the kubelet refuses it later.
         problems.error(path(where, "resourceName"),
-                       f"resource name {resource!r} is admitted by the OpenShift operator, but "
-                       f"{profile['prefix']}/{resource} is not a valid extended resource name (at most 63 characters, "
-                       "starting and ending with a letter or digit): the kubelet would refuse the device plugin's "
-                       "registration and no VF would ever be allocatable")
+                       f"resource name {resource!r} is admitted by the OpenShift operator, but the kubelet would "
+                       f"refuse the device plugin's registration (the ResourceName \"{profile['prefix']}/{resource}\" "
+                       "is invalid: kubernetes pkg/kubelet/cm/devicemanager, IsExtendedResourceName, whose name part "
+                       "is at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit) "
+                       "and no VF would ever be allocatable")
     selector = check_label_map(problems, path(where, "nodeSelector"), body.get("nodeSelector"))
     if not selector:
         problems.error(path(where, "nodeSelector"), "required")

@@ -152,6 +152,13 @@ def name_with_max_length(base: str, suffix: str, max_length: int = MAX_NAME_LENG
     return f"{base[:base_length]}-{fnv1a_32(base)}-{suffix}"
 
 
+def per_node_name(pool: str, node: str) -> str:
+    """A pvcTemplate pool's per-node PVC and Deployment name: ``hpp-pool`` is the base and ``<pool>-<node>`` the
+    suffix, so a name over 63 characters is always ``hpp-pool-<hash of the whole name>``
+    (hostpath-provisioner-operator, pkg/controller/hostpathprovisioner/storagepool.go)."""
+    return name_with_max_length("hpp-pool", f"{pool}-{node}")
+
+
 def derived_names(pools: t.Sequence[t.Mapping[str, t.Any]], claims: t.Sequence[t.Mapping[str, t.Any]]
                   ) -> dict[str, t.Any]:
     """What the operator names after the pools: its DaemonSets, each pool's mount, storage-pool label, CSI paths and
@@ -191,7 +198,7 @@ def pool_claims(pools: t.Sequence[t.Mapping[str, t.Any]], workload: t.Mapping[st
             continue
         size = ((pool["pvc_template"].get("resources") or {}).get("requests") or {}).get("storage")
         for node in selected:
-            name = name_with_max_length(f"hpp-pool-{pool['name']}", str(node.get("name")))
+            name = per_node_name(str(pool["name"]), str(node.get("name")))
             claims.append({"pool": pool["name"], "node": node.get("name"), "name": name, "storage": size,
                            "mount": pool["path"]})
     return claims
@@ -205,7 +212,12 @@ def _check_pvc_template(problems: Problems, where: str, template: t.Any,
     if not ((template.get("resources") or {}).get("requests") or {}).get("storage"):
         problems.error(path(where, "resources", "requests", "storage"), "the size of each node's volume is required")
     if not template.get("accessModes"):
-        problems.error(path(where, "accessModes"), "required (ReadWriteOnce: the volume serves one node)")
+        # Deliberately earlier than the operator, which admits the pool: the API server refuses each PVC it makes.
+        problems.error(path(where, "accessModes"), "required: the operator admits the pool, but the API server refuses "
+                                                   "each per-node PersistentVolumeClaim it creates from it (spec."
+                                                   "accessModes: Required value: at least 1 access mode is required) "
+                                                   "and the pool never becomes ready; ReadWriteOnce fits (one node "
+                                                   "uses each volume)")
     own_classes = {p.get("storage_class", f"hostpath-csi-{p.get('name')}") for p in pools}
     if template.get("storageClassName") in own_classes:
         problems.error(path(where, "storageClassName"), "cannot be a class of this hostpath-provisioner (the pool "

@@ -303,8 +303,26 @@ def test_rollout_width(matching, value, at_once):
     assert ("maxUnavailable" in result["objects"][0]["spec"]) == (value != "50%")
 
 
-@pytest.mark.parametrize("value", ["50", "150%", -1, True, "half"])
-def test_bad_max_unavailable_is_refused(value):
+@pytest.mark.parametrize("matching, value, at_once", [
+    (10, "half", 5),   # kubernetes-nmstate ScaledMaxUnavailableNodeCount: unreadable -> the default 50%
+    (10, "5", 5),      # a number in a string is no percentage for GetScaledValueFromIntOrPercent: the default too
+    (3, -1, 1),        # below one node -> one node
+    (4, "150%", 6),    # read as written; more than the matching nodes means all of them
+])
+def test_the_rollout_width_follows_nmstates_handler_for_odd_values(matching, value, at_once):
+    assert bridges.scaled_max_unavailable(value, matching) == at_once
+
+
+@pytest.mark.parametrize("value, says", [("half", "falls back to its default 50%"), ("50", "falls back"),
+                                         (-1, "one node at a time"), ("0%", "one node at a time")])
+def test_odd_max_unavailable_is_admitted_as_nmstate_admits_it_with_a_warning(value, says):
+    result = bridges.plan({"bridges": [{"name": "br1", "ports": ["eno2"], "max_unavailable": value}]})
+    assert result["objects"][0]["spec"]["maxUnavailable"] == value
+    assert [w for w in result["warnings"] if w.startswith("bridges[0].max_unavailable:") and says in w]
+
+
+@pytest.mark.parametrize("value", [True, 1.5, ["1"]])
+def test_max_unavailable_the_crd_refuses_is_refused(value):
     assert {p for p, _m in errors_of({"bridges": [{"name": "br1", "ports": ["eno2"], "max_unavailable": value}]})} \
         == {"bridges[0].max_unavailable"}
 
@@ -430,7 +448,9 @@ def test_more_than_256_node_selector_entries_are_refused_as_the_crd_does():
 
 
 @pytest.mark.parametrize("value, accepted", [
-    ("auto", True), ("disabled", True), ("enabled", True), (2, True), ("always", False), (3, False)])
+    ("auto", True), ("disabled", True), ("enabled", True), (2, True), (0, True), ("always", False), (3, False),
+    # nmstate's de_multicast_router: FromStr lower-cases the string; integers only as integers.
+    ("Enabled", True), ("AUTO", True), ("1", False), (True, False)])
 def test_multicast_router_takes_nmstates_values_only(value, accepted):
     policy = raw_policy([bridge_with_port({}, **{"multicast-router": value})])
     if accepted:
@@ -438,6 +458,17 @@ def test_multicast_router_takes_nmstates_values_only(value, accepted):
     else:
         assert {p for p, _m in errors_of({"policies": [policy]})} == {
             "policies[0].spec.desiredState.interfaces[0].bridge.options.multicast-router"}
+
+
+@pytest.mark.parametrize("state, accepted", [("ignore", True), ("up-ignore", True), ("down-ignore", True),
+                                             ("unknown", True), ("Up", False), ("removed", False)])
+def test_interface_states_are_nmstates_exact_names(state, accepted):
+    policy = raw_policy([{"name": "eno9", "type": "ethernet", "state": state}])
+    if accepted:
+        assert bridges.plan({"policies": [policy]})["objects"]
+    else:
+        assert {p for p, _m in errors_of({"policies": [policy]})} == {
+            "policies[0].spec.desiredState.interfaces[0].state"}
 
 
 def test_nmstates_name_rule_holds_on_create_only():
@@ -535,6 +566,22 @@ def test_a_whereabouts_range_with_nothing_to_hand_out_warns(ipam):
     result = bridges.plan({"nads": [whereabouts(**ipam)]})
     assert result["address_preview"][0]["count"] == 0 and result["address_preview"][0]["first"] is None
     assert any("whereabouts can hand out no address" in w for w in result["warnings"])
+
+
+@pytest.mark.parametrize("exclude", [["10.1.0.5"], ["10.1.0.300/32"], ["nonsense"]])
+def test_an_exclude_entry_whereabouts_cannot_parse_is_refused_with_its_message(exclude):
+    # whereabouts pkg/config LoadIPAMConfig: net.ParseCIDR on each exclude entry; a bare address has no prefix.
+    problems = errors_of({"nads": [whereabouts(range="10.1.0.0/24", exclude=exclude)]})
+    message = (f"invalid CIDR in exclude list {exclude[0]}: invalid CIDR address: {exclude[0]} "
+               "(whereabouts refuses the config when a pod attaches)")
+    assert problems == {("nads[0].config.ipam.exclude[0]", message)}
+
+
+def test_a_whereabouts_config_without_a_range_is_admitted_with_a_warning():
+    # whereabouts loads it and has nothing to allocate from: no refusal anywhere upstream.
+    result = bridges.plan({"nads": [whereabouts(gateway="10.1.0.1")]})
+    assert result["objects"] and result["address_preview"] == []
+    assert [w for w in result["warnings"] if w.startswith("nads[0].config.ipam: no range or ipRanges")]
 
 
 def test_whereabouts_options_are_checked():

@@ -157,6 +157,7 @@ def test_an_openshift_resource_name_the_kubelet_refuses_is_refused_naming_that_f
     [(where, message)] = errors_of({"flavour": "openshift", "policies": [policy(resourceName=name)]})
     assert where == "policies[0].resourceName"
     assert "admitted by the OpenShift operator" in message and "the kubelet would refuse" in message
+    assert f'the ResourceName "openshift.io/{name}" is invalid' in message and "IsExtendedResourceName" in message
 
 
 def test_a_schedulable_control_plane_gets_vfs_with_a_warning_and_a_tainted_one_is_refused():  # SR-30

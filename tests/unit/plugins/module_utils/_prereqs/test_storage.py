@@ -98,6 +98,9 @@ def test_pvc_template_rules():
     assert {p for p, _m in problems} == {"provisioner.storage_pools[0].pvc_template.resources.requests.storage",
                                          "provisioner.storage_pools[0].pvc_template.accessModes",
                                          "provisioner.storage_pools[0].pvc_template.storageClassName"}
+    # A deliberate difference: the operator admits it; the message names the later failure, the API server's.
+    [modes] = [m for p, m in problems if p.endswith("accessModes")]
+    assert "the operator admits the pool" in modes and "at least 1 access mode is required" in modes
     defaulted = storage.plan({"provisioner": {"storage_pools": [{"name": "a", "path": "/a", "pvc_template": {
         "accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}}}}]}})
     assert any("cluster's default StorageClass" in w for w in defaulted["warnings"])
@@ -112,14 +115,24 @@ def test_fnv1a_32_matches_gos_hash_fnv(text, digest):
 def test_long_per_node_claim_names_are_shortened_with_the_operators_hash():
     template = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "5Gi"}},
                 "storageClassName": "local-block"}
-    node = "worker-0.a-very-long-node-name.example.internal.corp"   # 52 characters
+    node = "worker-0.compute.example.internal"
     result = storage.plan({"nodes": [{"name": node, "labels": {"node-role.kubernetes.io/worker": ""}}],
-                           "provisioner": {"storage_pools": [{"name": "local", "path": "/p", "pvc_template": template}]}})
+                           "provisioner": {"storage_pools": [{"name": "p" * 50, "path": "/p", "pvc_template": template}]}})
     [claim] = result["pool_claims"]
-    # base "hpp-pool-local" cut to 63 - 10 - 52 = 1 character, then the hash of the whole base, then the node
-    assert claim["name"] == f"h-{storage.fnv1a_32('hpp-pool-local')}-{node}"
-    assert len(claim["name"]) == 63
-    assert storage.name_with_max_length("hpp-pool-local", "w1") == "hpp-pool-local-w1"
+    # The name the operator gave this pool on this node (a held-back upstream case): the base "hpp-pool" and the
+    # hash of the whole name; pool and node are both dropped.
+    assert claim["name"] == "hpp-pool-a08fbc8d"
+
+
+def test_per_node_names_within_63_characters_are_kept_whole():
+    assert storage.per_node_name("local", "w1") == "hpp-pool-local-w1"
+    node = "n" * 53   # hpp-pool-a-<53> is 64 characters
+    assert storage.per_node_name("a", node[:52]) == f"hpp-pool-a-{node[:52]}"
+    assert storage.per_node_name("a", node) == f"hpp-pool-{storage.fnv1a_32('hpp-pool-a-' + node)}"
+
+
+def test_the_operators_shortening_rule_cuts_the_base_when_the_suffix_fits():
+    assert storage.name_with_max_length("x" * 60, "hpp") == f"{'x' * 50}-{storage.fnv1a_32('x' * 60)}-hpp"
     suffix_too_long = storage.name_with_max_length("hpp-pool-local", "n" * 60)
     assert suffix_too_long == f"hpp-pool-local-{storage.fnv1a_32('hpp-pool-local-' + 'n' * 60)}"
 
