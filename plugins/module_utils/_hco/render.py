@@ -206,20 +206,25 @@ def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
     return _Built(built, frozenset(failed), golden)
 
 
-def render(
-    hyperconverged: t.Any,
-    release: str | None = None,
-    operation: str = "create",
-    cluster: t.Mapping[str, t.Any] | None = None,
-    environment: t.Mapping[str, t.Any] | None = None,
-    status: t.Mapping[str, t.Any] | None = None,
-    common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None = None,
-) -> RenderResult:
-    """Compute every operand HCO would build for ``hyperconverged``; raise RenderError listing all problems."""
-    errors: list[FieldError] = []
-    if yaml is None or patches.jsonpatch is None:
-        raise RenderError([FieldError("", "the Python libraries PyYAML and jsonpatch are required on the controller "
-                                          "(pip install PyYAML jsonpatch)", "input")])
+@dataclasses.dataclass(frozen=True)
+class _Request:
+    """The checked inputs of one render: what the stages after the input checks read."""
+
+    profile: ReleaseProfile
+    operation: t.Literal["CREATE", "UPDATE"]
+    platform: t.Literal["kubernetes", "openshift"]
+    namespace: str
+    nodes: tuple[dict[str, t.Any], ...]
+    env: Environment
+    cluster: t.Mapping[str, t.Any]
+    metadata: t.Mapping[str, t.Any]
+    annotations: t.Mapping[str, str]
+    hc: t.Mapping[str, t.Any]
+
+
+def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster: t.Any, environment: t.Any,
+             errors: list[FieldError]) -> _Request:
+    """Input checks: every problem with the arguments themselves is appended to ``errors``."""
     try:
         profile = get_profile(release)
     except RenderError as exc:
@@ -230,16 +235,13 @@ def render(
         errors.append(FieldError("operation", f'must be "create" or "update", got {operation.lower()!r}', "input"))
     cluster = cluster or {}
     environment = environment or {}
-    status = dict(status or {})
     for section, value, known in (("cluster", cluster, CLUSTER_KEYS), ("environment", environment, ENVIRONMENT_KEYS)):
         if not isinstance(value, dict):
             errors.append(FieldError(section, "must be a mapping", "input"))
         else:
             _check_unknown(section, value, known, errors)
-    if not isinstance(cluster, dict):
-        cluster = {}
-    if not isinstance(environment, dict):
-        environment = {}
+    cluster = cluster if isinstance(cluster, dict) else {}
+    environment = environment if isinstance(environment, dict) else {}
     platform = cluster.get("platform") or "kubernetes"
     if platform not in ("kubernetes", "openshift"):
         errors.append(FieldError("cluster.platform", f'must be "kubernetes" or "openshift", got {platform!r}', "input"))
@@ -248,70 +250,114 @@ def render(
     env = _environment(profile, environment, errors)
     # 1.20 refuses a foreign namespace with a ValidatingAdmissionPolicy; older releases in the webhook.
     metadata, annotations = _check_object(hyperconverged, namespace, not profile.webhook["namespace_rule"], errors)
-    hc = hyperconverged if isinstance(hyperconverged, dict) else {}
+    return _Request(profile=profile, operation=t.cast(t.Any, operation), platform=t.cast(t.Any, platform),
+                    namespace=namespace,
+                    nodes=tuple(nodes), env=env, cluster=cluster, metadata=metadata, annotations=annotations,
+                    hc=hyperconverged if isinstance(hyperconverged, dict) else {})
 
+
+def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldError]
+           ) -> tuple[dict[str, t.Any], list[str], t.Any]:
+    """CRD schema (pruning, defaults), the mutating and the validating webhook: (spec, pruned paths, verdict);
+    raise RenderError with every problem, the input checks' included."""
+    profile, hc = request.profile, request.hc
     spec, pruned, schema_errors = apply_structural_schema(_spec_model(profile), copy.deepcopy(hc.get("spec")))
     errors += schema_errors
     request_status = hc.get("status") if isinstance(hc.get("status"), dict) else None
     verdict = None
     try:
-        spec = mutate(spec, request_status or status, operation, profile)
-        verdict = validate(spec, metadata, operation, profile, namespace)
+        spec = mutate(spec, request_status or status, request.operation, profile)
+        verdict = validate(spec, request.metadata, request.operation, profile, request.namespace)
     except (AttributeError, TypeError, ValueError):
         # Only reachable with schema errors (values of the wrong type), which are reported already.
         if not schema_errors:
             raise
     if verdict is not None:
         errors += verdict.errors
-    warnings = list(verdict.warnings) if verdict else []
     if errors:
-        raise RenderError(errors, warnings)
+        raise RenderError(errors, list(verdict.warnings) if verdict else [])
+    return spec, pruned, verdict
 
-    build_errors: list[BuildError] = []
+
+def _view(request: _Request, spec: dict[str, t.Any], status: dict[str, t.Any],
+          build_errors: list[BuildError]) -> HCView:
+    """What every builder reads: the admitted spec, its v1 conversion and the cluster facts."""
+    profile, cluster = request.profile, request.cluster
     v1 = V1Settings()
     if profile.v1_hub:
         try:
-            v1 = convert(spec, annotations, profile)
+            v1 = convert(spec, request.annotations, profile)
         except BuildError as exc:
             build_errors.append(exc)
-    facts = derive_facts(nodes, (spec.get("workloads") or {}).get("nodePlacement"), platform, namespace,
-                         str(cluster.get("base_domain") or ""), cluster.get("apiserver_tls_profile"),
+    facts = derive_facts(list(request.nodes), (spec.get("workloads") or {}).get("nodePlacement"), request.platform,
+                         request.namespace, str(cluster.get("base_domain") or ""), cluster.get("apiserver_tls_profile"),
                          cluster.get("monitoring"))
-    status.setdefault("dataImportSchedule", _schedule(namespace, NAME))
-    view = HCView(profile=profile, name=NAME, namespace=namespace, annotations=dict(annotations), spec=spec,
-                  status=status, facts=facts, env=env, v1=v1,
+    status.setdefault("dataImportSchedule", _schedule(request.namespace, NAME))
+    return HCView(profile=profile, name=NAME, namespace=request.namespace, annotations=dict(request.annotations),
+                  spec=spec, status=status, facts=facts, env=request.env, v1=v1,
                   tls_profile=effective_profile(spec.get("tlsSecurityProfile"), facts.apiserver_tls_profile,
                                                 facts.is_openshift, profile.tls))
-    result = _build_operands(view, profile, operation, common_golden_images, build_errors)
-    built = result.objects
+
+
+def _reconciled(request: _Request, built: _Built, build_errors: list[BuildError]
+                ) -> tuple[dict[str, list[dict[str, t.Any]]], list[dict[str, t.Any]]]:
+    """v1.14 admitted the request unchecked; its controller stops at the first operand that fails: the objects it
+    got to, and the ReconcileComplete condition it sets."""
+    kept: dict[str, list[dict[str, t.Any]]] = {}
+    for operand in operands.of_release(request.profile.operands):
+        if operand.key in built.failed and request.platform in operand.deployed_on:
+            break
+        kept[operand.key] = built.objects.get(operand.key, [])
+    return kept, [{"type": "ReconcileComplete", "status": "False", "reason": "ReconcileFailed",
+                   "message": "; ".join(str(e.as_field_error()) for e in build_errors)}]
+
+
+def render(
+    hyperconverged: t.Any,
+    release: str | None = None,
+    operation: str = "create",
+    cluster: t.Mapping[str, t.Any] | None = None,
+    environment: t.Mapping[str, t.Any] | None = None,
+    status: t.Mapping[str, t.Any] | None = None,
+    common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None = None,
+) -> RenderResult:
+    """Compute every operand HCO would build for ``hyperconverged``; raise RenderError listing all problems."""
+    if yaml is None or patches.jsonpatch is None:
+        raise RenderError([FieldError("", "the Python libraries PyYAML and jsonpatch are required on the controller "
+                                          "(pip install PyYAML jsonpatch)", "input")])
+    errors: list[FieldError] = []
+    request = _request(hyperconverged, release, operation, cluster, environment, errors)
+    status = dict(status or {})
+    spec, pruned, verdict = _admit(request, status, errors)
+    warnings = list(verdict.warnings) if verdict else []
+
+    build_errors: list[BuildError] = []
+    view = _view(request, spec, status, build_errors)
+    built = _build_operands(view, request.profile, request.operation, common_golden_images, build_errors)
+    objects = dict(built.objects)
     conditions = [dict(c) for c in status.get("conditions") or [] if c.get("type") != TAINTED]
     if build_errors:
         if not (verdict and verdict.admitted_early):
             raise RenderError([e.as_field_error() for e in build_errors], warnings)
-        # v1.14 admitted the request unchecked; the controller stops at the first operand that fails.
-        kept: dict[str, list[dict[str, t.Any]]] = {}
-        for operand in operands.of_release(profile.operands):
-            if operand.key in result.failed and platform in operand.deployed_on:
-                break
-            kept[operand.key] = built.get(operand.key, [])
-        built = kept
-        conditions.append({"type": "ReconcileComplete", "status": "False", "reason": "ReconcileFailed",
-                           "message": "; ".join(str(e.as_field_error()) for e in build_errors)})
+        objects, failure = _reconciled(request, built, build_errors)
+        conditions += failure
 
+    annotations = request.annotations
     unsafe = {name: patches.count_operations(annotations.get(name)) for name in patches.ANNOTATIONS.values()}
     tainted = any(unsafe.values())
     if tainted:
         conditions.append({"type": TAINTED, "status": "True", "reason": "UnsupportedFeatureAnnotation",
                            "message": "Unsupported feature was activated via an HCO annotation"})
-    effective = {
+    kept_metadata = ("name", "namespace", "labels", "annotations")
+    effective: dict[str, t.Any] = {
         "apiVersion": API_VERSION,
         "kind": KIND,
-        "metadata": {k: copy.deepcopy(v) for k, v in metadata.items() if k in ("name", "namespace", "labels", "annotations")},
+        "metadata": {k: copy.deepcopy(v) for k, v in request.metadata.items() if k in kept_metadata},
         "spec": spec,
         "status": {**{k: v for k, v in status.items() if k != "conditions"}, "conditions": conditions,
-                   "dataImportCronTemplates": list(result.golden.status)},
+                   "dataImportCronTemplates": list(built.golden.status)},
     }
-    effective["metadata"].setdefault("namespace", namespace)
-    ordered = sorted((obj for objects in built.values() for obj in objects), key=operands.output_order)
+    effective["metadata"].setdefault("namespace", request.namespace)
+    ordered = sorted((obj for objects_ in objects.values() for obj in objects_), key=operands.output_order)
     return RenderResult(operands=ordered, hyperconverged=effective, warnings=warnings, unsafe_modifications=unsafe,
-                        tainted=tainted, release=profile.name, pruned=pruned)
+                        tainted=tainted, release=request.profile.name, pruned=pruned)
