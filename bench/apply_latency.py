@@ -1,0 +1,209 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Apply with a round trip in the way: k8s_apply (ansible-playbook, src) vs kubectl apply --server-side -f DIR.
+
+The clients reach the test API server through bench/delay_proxy.py, which delays each direction by --delays
+milliseconds (a control plane on other machines). For each delay and each of --counts ConfigMaps (one namespace
+per tool and size): from empty, then again (no-op), side by side. Figures: wall time, requests (audit log), the
+client's CPU (the command and every process it waited for), the server's CPU (kube-apiserver + etcd) and the
+proxy's, and two floors no client can beat: requests x round trip / concurrency, and server CPU / cores.
+
+    ./scripts/bench-apply --latency                       # 1,000 and 10,000 objects at 0.25, 1 and 2.5 ms
+    ./scripts/bench-apply --latency --counts 1000 --delays 1 --k8s-loop 100
+
+--k8s-loop N adds a kubernetes.core.k8s loop over the first N objects (one task iteration per object; needs the
+bench venv that ./scripts/bench-apply makes). --concurrency sets k8s_apply's concurrency (default: its default).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pathlib
+import resource
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+import typing as t
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from apply import ansible_env, config_maps, server_cpu  # noqa: E402
+from harness.control_plane import ControlPlane, build  # noqa: E402
+
+
+def process_cpu(pid: int) -> float:
+    fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Proxy:
+    def __init__(self, plane: ControlPlane, work: pathlib.Path, delay_ms: float) -> None:
+        self.process = subprocess.Popen([sys.executable, str(ROOT / "bench" / "delay_proxy.py"), "--to",
+                                         f"127.0.0.1:{plane.port}", "--delay-ms", str(delay_ms)],
+                                        stdout=subprocess.PIPE, text=True)
+        assert self.process.stdout is not None
+        self.port = int(self.process.stdout.readline())
+        config = json.loads(plane.kubeconfig.read_text())
+        config["clusters"][0]["cluster"]["server"] = f"https://127.0.0.1:{self.port}"
+        self.kubeconfig = work / f"kubeconfig-{delay_ms}"
+        self.kubeconfig.write_text(json.dumps(config))
+        self.kubeconfig.chmod(0o600)
+
+    def cpu(self) -> float:
+        return process_cpu(self.process.pid)
+
+    def stop(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+def measured(plane: ControlPlane, proxy: Proxy, command: list[str], env: dict[str, str] | None = None
+             ) -> dict[str, t.Any]:
+    """Wall time, requests, and the CPU of client (the command and all it waited for), server and proxy."""
+    mark, server, relay = plane.audit_offset(), server_cpu(plane), proxy.cpu()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise SystemExit(f"{command[0]} failed ({done.returncode}):\n{done.stdout[-3000:]}")
+    return {"seconds": seconds, "requests": len(plane.audit_events(mark, "admin")),
+            "client_cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
+            "server_cpu": server_cpu(plane) - server, "proxy_cpu": proxy.cpu() - relay}
+
+
+def k8s_apply_book(work: pathlib.Path, kubeconfig: pathlib.Path, objects_file: pathlib.Path, apply_set: str,
+                   concurrency: int | None) -> pathlib.Path:
+    book = work / f"{apply_set}.yml"
+    extra = f"\n        concurrency: {concurrency}" if concurrency else ""
+    book.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Apply
+              virtinfra.hyperconverged.k8s_apply:
+                kubeconfig: {kubeconfig}
+                src: {objects_file}
+                apply_set: {apply_set}""") + textwrap.indent(extra.lstrip("\n"), " " * 8) + "\n")
+    return book
+
+
+def k8s_loop_book(work: pathlib.Path, kubeconfig: pathlib.Path, objects_file: pathlib.Path) -> pathlib.Path:
+    book = work / f"loop-{objects_file.stem}.yml"
+    book.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          vars:
+            objects: "{{{{ lookup('ansible.builtin.file', '{objects_file}') | from_json }}}}"
+          tasks:
+            - name: Apply one object per task iteration
+              kubernetes.core.k8s:
+                kubeconfig: {kubeconfig}
+                definition: "{{{{ item }}}}"
+                server_side_apply:
+                  field_manager: kubernetes-core-bench
+              loop: "{{{{ objects }}}}"
+              loop_control:
+                label: "{{{{ item.metadata.name }}}}"
+        """))
+    return book
+
+
+def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float, count: int,
+             options: argparse.Namespace) -> list[tuple[str, str, dict[str, t.Any]]]:
+    tag = f"{str(delay).replace('.', '-')}ms-{count}"
+    ours, theirs = config_maps(f"ours-{tag}", count), config_maps(f"kubectl-{tag}", count)
+    ours_file = work / f"ours-{tag}.json"
+    ours_file.write_text(json.dumps(ours))
+    kubectl_dir = work / f"kubectl-{tag}"
+    kubectl_dir.mkdir()
+    (kubectl_dir / "objects.yaml").write_text("\n---\n".join(json.dumps(o) for o in theirs))
+    playbook = str(pathlib.Path(sys.executable).parent / "ansible-playbook")
+    ours_command = [playbook, "-i", "localhost,", str(k8s_apply_book(work, proxy.kubeconfig, ours_file,
+                                                                      f"ours-{tag}", options.concurrency))]
+    kubectl_command = [str(plane.kubectl), f"--kubeconfig={proxy.kubeconfig}", "apply", "--server-side",
+                       "--field-manager=kubectl-bench", f"--cache-dir={work / 'kube-cache'}", "-f", str(kubectl_dir)]
+    rows = []
+    for phase in ("from empty", "no-op"):
+        rows.append(("kubectl apply --server-side", phase, measured(plane, proxy, kubectl_command)))
+        rows.append(("k8s_apply (ansible-playbook)", phase, measured(plane, proxy, ours_command, ansible_env())))
+    if options.k8s_loop and options.ansible_venv:
+        loop_objects = config_maps(f"loop-{tag}", min(options.k8s_loop, count))
+        loop_file = work / f"loop-{tag}.json"
+        loop_file.write_text(json.dumps(loop_objects))
+        command = [str(options.ansible_venv / "bin" / "ansible-playbook"), "-i", "localhost,", "-e",
+                   f"ansible_python_interpreter={options.ansible_venv / 'bin' / 'python'}",
+                   str(k8s_loop_book(work, proxy.kubeconfig, loop_file))]
+        for phase in ("from empty", "no-op"):
+            rows.append((f"kubernetes.core.k8s loop ({len(loop_objects) - 1})", phase,
+                         measured(plane, proxy, command, ansible_env())))
+    return rows
+
+
+def report(delay: float, count: int, rows: list[tuple[str, str, dict[str, t.Any]]], concurrency: int) -> None:
+    cores = len(os.sched_getaffinity(0))
+    rtt = 2 * delay / 1000
+    print(f"\n{count:,} ConfigMaps (and their Namespace), {delay} ms each way ({rtt * 1000:g} ms round trip)")
+    print(f"{'tool':<34}{'phase':<12}{'seconds':>9}{'requests':>10}{'client CPU s':>14}{'server CPU s':>14}"
+          f"{'proxy CPU s':>13}{'RTT floor s':>13}{'CPU floor s':>13}")
+    by_key = {(tool, phase): figures for tool, phase, figures in rows}
+    for tool, phase, figures in rows:
+        lanes = 1 if tool.startswith(("kubectl", "kubernetes.core")) else concurrency
+        figures["rtt_floor"] = figures["requests"] * rtt / lanes
+        figures["cpu_floor"] = figures["server_cpu"] / cores
+        print(f"{tool:<34}{phase:<12}{figures['seconds']:>9.2f}{figures['requests']:>10}{figures['client_cpu']:>14.2f}"
+              f"{figures['server_cpu']:>14.2f}{figures['proxy_cpu']:>13.2f}{figures['rtt_floor']:>13.2f}"
+              f"{figures['cpu_floor']:>13.2f}")
+    ours, kubectl = "k8s_apply (ansible-playbook)", "kubectl apply --server-side"
+    for phase, target in (("from empty", 0.5), ("no-op", 0.05)):
+        ratio = by_key[(ours, phase)]["seconds"] / by_key[(kubectl, phase)]["seconds"]
+        print(f"{phase}: k8s_apply / kubectl wall time {ratio:.2f}x (target <= {target}x)")
+    per_ours = by_key[(ours, "from empty")]["client_cpu"] / (count + 1) * 1000
+    per_theirs = by_key[(kubectl, "from empty")]["client_cpu"] / (count + 1) * 1000
+    print(f"from empty: client CPU per object {per_ours:.2f} ms vs kubectl {per_theirs:.2f} ms "
+          f"({per_ours / per_theirs:.2f}x, target <= 1.5x; process start-up included on both sides)")
+    print(f"requests: from empty {by_key[(ours, 'from empty')]['requests']} (target <= 2 x {count + 1} + kinds + "
+          f"a constant), no-op {by_key[(ours, 'no-op')]['requests']} (target <= kinds + a constant)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--counts", default="1000,10000")
+    parser.add_argument("--delays", default="0.25,1,2.5", help="one-way delays in milliseconds")
+    parser.add_argument("--concurrency", type=int, default=0)
+    parser.add_argument("--k8s-loop", type=int, default=0)
+    parser.add_argument("--ansible-venv", type=pathlib.Path)
+    options = parser.parse_args()
+    counts = [int(c) for c in options.counts.split(",")]
+    delays = [float(d) for d in options.delays.split(",")]
+    with tempfile.TemporaryDirectory() as scratch:
+        work = pathlib.Path(scratch)
+        plane = ControlPlane(work / "control-plane", build()).start()
+        try:
+            # Watch caches warm, as on a cluster whose controllers list ConfigMaps and Namespaces.
+            plane.kubectl_run("get", "--all-namespaces", "configmaps,namespaces")
+            for delay in delays:
+                proxy = Proxy(plane, work, delay)
+                try:
+                    for count in counts:
+                        rows = one_size(plane, proxy, work, delay, count, options)
+                        report(delay, count, rows, options.concurrency or 8)
+                finally:
+                    proxy.stop()
+        finally:
+            plane.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
