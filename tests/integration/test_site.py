@@ -46,6 +46,16 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert summary(again.stdout) == "0 prerequisite and 0 KubeVirt object(s)"
     assert server_writes(control_plane, mark) == []
+    # The summary counts every request the run made, as the server saw them. One read of the cluster serves every
+    # stage and no kind is listed again by a pruner: requests <= kinds + 12 (the version; discovery, 2 per call;
+    # the two apply sets' parents; three kinds listed a second time with another selector: Deployments for HCO,
+    # and the live NNCPs and SR-IOV policies, read whole for their state and again as the apply set's members).
+    counted = re.search(r"API requests: (\d+) \((\d+) writes\) in (\d+) cluster call", again.stdout)
+    assert counted, again.stdout
+    events = control_plane.audit_events(mark, "admin")
+    assert (int(counted.group(1)), int(counted.group(2))) == (len(events), 0)
+    kinds = {(e["objectRef"].get("apiGroup", ""), e["objectRef"]["resource"]) for e in events if e["verb"] == "list"}
+    assert int(counted.group(3)) == 3 and len(events) <= len(kinds) + 12, [e["requestURI"] for e in events]
 
 
 def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_takes_it_over(empty_control_plane):

@@ -27,6 +27,9 @@ class Context:
     discovery: Discovery
     ledger: Ledger = dataclasses.field(default_factory=Ledger)
     masker: Masker = dataclasses.field(default_factory=Masker)
+    #: the apply set's members of each kind as the plan listed them across the cluster; the pruner, which looks
+    #: across the cluster too, uses that listing instead of making its own (read.read_live, prune.find).
+    listings: dict[t.Any, list[dict[str, t.Any]]] = dataclasses.field(default_factory=dict)
     _warnings: list[str] = dataclasses.field(default_factory=list)
     _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
 

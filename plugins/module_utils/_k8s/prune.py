@@ -92,7 +92,8 @@ def find(ctx: Context, applyset: ApplySet, items: list[Item], recorded: Record, 
     problems: list[Problem] = []
     kept = Record()
     for resource in _search(ctx, items, recorded):
-        for obj in list_scoped(ctx, applyset, resource, namespaces, everywhere=True):
+        listed = ctx.listings.get(resource)
+        for obj in listed if listed is not None else list_scoped(ctx, applyset, resource, namespaces, everywhere=True):
             meta = obj["metadata"]
             namespace = meta.get("namespace") or None
             if (resource.api_version, resource.kind, namespace or "", meta["name"]) in wanted:

@@ -17,7 +17,7 @@ from .client import KubeError
 from .context import Context
 from .discovery import Resource
 from .model import CONTAINER_KINDS, Item
-from .prune import list_scoped
+from .prune import list_members, list_scoped
 
 Key = tuple[str, str, str, str]
 
@@ -33,6 +33,22 @@ def get_live(ctx: Context, item: Item) -> None:
         item.live = None
 
 
+def _members(ctx: Context, applyset: ApplySet | None, resource: Resource, namespaces: set[str], *,
+             shared: bool) -> list[dict[str, t.Any]]:
+    """The members of one kind where the input uses it; with ``shared`` (prune on) across the cluster when the
+    user may list there, kept for the pruner, which would list the same again."""
+    if shared:
+        try:
+            found = list_members(ctx, applyset, resource)
+        except KubeError as exc:
+            if exc.status != 403:
+                raise
+        else:
+            ctx.listings[resource] = found
+            return found
+    return list_scoped(ctx, applyset, resource, namespaces)
+
+
 def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> None:
     listed: dict[Key, dict[str, t.Any]] = {}
     present = ctx.options.state == "present"
@@ -43,7 +59,9 @@ def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> Non
                 used_in.setdefault(item.resource, set()).update(
                     [item.namespace] if item.resource.namespaced and item.namespace else [])
         scopes = list(used_in.items())
-        per_scope = ctx.parallel(lambda scope: list_scoped(ctx, applyset, *scope), scopes)
+        shared = ctx.options.prune and applyset is not None
+        ctx.listings.clear()
+        per_scope = ctx.parallel(lambda scope: _members(ctx, applyset, *scope, shared=shared), scopes)
         for (resource, _where), found in zip(scopes, per_scope):
             for obj in found:
                 meta = obj.get("metadata") or {}

@@ -92,6 +92,11 @@ def test_prune_deletes_what_left_the_input_and_updates_what_changed():
     assert actions == {"rec": "unchanged", "a": "unchanged", "b": "updated"}
     assert [(p["kind"], p["name"]) for p in result["pruned"]] == [("ConfigMap", "c")]
     assert result["apply_set"]["group_kinds"] == ["ConfigMap", "Namespace"]
+    # Plan and pruner both need the members across the cluster: each kind is listed once per plan, not again by
+    # the pruner (a plan is made before the lock and again under it).
+    recording = json.loads((RECORDED / "prune.json").read_text())
+    paths = [r["path"] for r in recording["requests"] if r["method"] == "GET"]
+    assert paths.count("/api/v1/namespaces") == 2 and paths.count("/api/v1/configmaps") == 2
 
 
 def test_a_persons_object_stops_the_run_before_any_write():
