@@ -34,7 +34,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from apply import ansible_env, config_maps, server_cpu  # noqa: E402
+from apply import ansible_env, config_maps, playbook, server_cpu  # noqa: E402
 from harness.control_plane import ControlPlane, build  # noqa: E402
 
 
@@ -99,28 +99,6 @@ def k8s_apply_book(work: pathlib.Path, kubeconfig: pathlib.Path, objects_file: p
     return book
 
 
-def k8s_loop_book(work: pathlib.Path, kubeconfig: pathlib.Path, objects_file: pathlib.Path) -> pathlib.Path:
-    book = work / f"loop-{objects_file.stem}.yml"
-    book.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          vars:
-            objects: "{{{{ lookup('ansible.builtin.file', '{objects_file}') | from_json }}}}"
-          tasks:
-            - name: Apply one object per task iteration
-              kubernetes.core.k8s:
-                kubeconfig: {kubeconfig}
-                definition: "{{{{ item }}}}"
-                server_side_apply:
-                  field_manager: kubernetes-core-bench
-              loop: "{{{{ objects }}}}"
-              loop_control:
-                label: "{{{{ item.metadata.name }}}}"
-        """))
-    return book
-
-
 def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float, count: int,
              options: argparse.Namespace) -> list[tuple[str, str, dict[str, t.Any]]]:
     tag = f"{str(delay).replace('.', '-')}ms-{count}"
@@ -130,9 +108,9 @@ def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float
     kubectl_dir = work / f"kubectl-{tag}"
     kubectl_dir.mkdir()
     (kubectl_dir / "objects.yaml").write_text("\n---\n".join(json.dumps(o) for o in theirs))
-    playbook = str(pathlib.Path(sys.executable).parent / "ansible-playbook")
-    ours_command = [playbook, "-i", "localhost,", str(k8s_apply_book(work, proxy.kubeconfig, ours_file,
-                                                                      f"ours-{tag}", options.concurrency))]
+    ansible_playbook = str(pathlib.Path(sys.executable).parent / "ansible-playbook")
+    ours_book = k8s_apply_book(work, proxy.kubeconfig, ours_file, f"ours-{tag}", options.concurrency)
+    ours_command = [ansible_playbook, "-i", "localhost,", str(ours_book)]
     kubectl_command = [str(plane.kubectl), f"--kubeconfig={proxy.kubeconfig}", "apply", "--server-side",
                        "--field-manager=kubectl-bench", f"--cache-dir={work / 'kube-cache'}", "-f", str(kubectl_dir)]
     rows = []
@@ -143,9 +121,11 @@ def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float
         loop_objects = config_maps(f"loop-{tag}", min(options.k8s_loop, count))
         loop_file = work / f"loop-{tag}.json"
         loop_file.write_text(json.dumps(loop_objects))
+        loop_book = work / f"loop-{tag}.yml"
+        playbook(loop_book, loop_file, proxy.kubeconfig, "kubernetes.core.k8s")
         command = [str(options.ansible_venv / "bin" / "ansible-playbook"), "-i", "localhost,", "-e",
                    f"ansible_python_interpreter={options.ansible_venv / 'bin' / 'python'}",
-                   str(k8s_loop_book(work, proxy.kubeconfig, loop_file))]
+                   str(loop_book)]
         for phase in ("from empty", "no-op"):
             rows.append((f"kubernetes.core.k8s loop ({len(loop_objects) - 1})", phase,
                          measured(plane, proxy, command, ansible_env())))

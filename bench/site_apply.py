@@ -31,16 +31,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from apply import ansible_env  # noqa: E402
 from apply_latency import Proxy  # noqa: E402
 from harness.control_plane import ControlPlane, build  # noqa: E402
-
-ONE_TASK = """\
-- hosts: localhost
-  connection: local
-  gather_facts: false
-  tasks:
-    - name: One task
-      ansible.builtin.debug:
-        msg: hello
-"""
+from site_render import ONE_TASK  # noqa: E402
 
 
 def timed(command: list[str]) -> tuple[float, str]:
