@@ -9,6 +9,7 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import copy
+import difflib
 import ipaddress
 import json
 import math
@@ -394,7 +395,12 @@ def check_desired_state(problems: Problems, where: str, desired: t.Any,
         defined.add(name)
         kind = interface.get("type")
         if kind is not None and kind not in INTERFACE_TYPES:
-            problems.error(path(at, "type"), f"unknown interface type {kind!r}")
+            # Deliberately earlier than nmstate, which parses any string (InterfaceType::Other) and fails on the
+            # node when NetworkManager is asked for a type it has no setting for: the enactment fails.
+            near = difflib.get_close_matches(str(kind), sorted(INTERFACE_TYPES), n=1)
+            problems.error(path(at, "type"), f"unknown interface type {kind!r}: nmstate admits it, but the node's "
+                                             "apply fails (NetworkManager has no such type) and the policy turns "
+                                             "Degraded" + (f" (did you mean {near[0]}?)" if near else ""))
         if interface.get("state", "up") not in INTERFACE_STATES:
             problems.error(path(at, "state"), f"must be one of nmstate's states: {', '.join(sorted(INTERFACE_STATES))}")
         for family in ("ipv4", "ipv6"):

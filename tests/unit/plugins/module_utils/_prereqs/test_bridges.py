@@ -471,6 +471,12 @@ def test_interface_states_are_nmstates_exact_names(state, accepted):
             "policies[0].spec.desiredState.interfaces[0].state"}
 
 
+def test_an_unknown_interface_type_names_the_later_failure_and_the_likely_type():
+    [(where, message)] = errors_of({"policies": [raw_policy([{"name": "br9", "type": "linux-brige"}])]})
+    assert where == "policies[0].spec.desiredState.interfaces[0].type"
+    assert "the policy turns Degraded" in message and message.endswith("(did you mean linux-bridge?)")
+
+
 def test_nmstates_name_rule_holds_on_create_only():
     long_name = "a" * 70   # a DNS-1123 subdomain, too long for nmstate's label: refused on create
     assert {p for p, _m in errors_of({"policies": [raw_policy([bridge_with_port({})], name=long_name)]})} == {
