@@ -149,6 +149,14 @@ def kubectl_apply(plane: ControlPlane, work: pathlib.Path, objects: list[dict]) 
             "server_cpu": server_cpu(plane) - cpu, "client_cpu": usage.ru_utime + usage.ru_stime}
 
 
+def k8s_apply_play(path: pathlib.Path, kubeconfig: pathlib.Path, apply_set: str, **arguments: t.Any) -> pathlib.Path:
+    """A play of one k8s_apply task on localhost (JSON, which is YAML: no indentation to get wrong)."""
+    task = {"kubeconfig": str(kubeconfig), "apply_set": apply_set, **arguments}
+    path.write_text(json.dumps([{"hosts": "localhost", "connection": "local", "gather_facts": False,
+                                 "tasks": [{"name": "Apply", "virtinfra.hyperconverged.k8s_apply": task}]}], indent=2))
+    return path
+
+
 def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict], apply_set: str,
                     src: bool) -> dict[str, t.Any]:
     """The same apply as an ansible-playbook task (this venv's ansible-core, the collection from .cache): the objects
@@ -156,20 +164,9 @@ def through_ansible(plane: ControlPlane, work: pathlib.Path, objects: list[dict]
     started through a wrapper interpreter that records its wall time."""
     objects_file = work / "objects.json"
     objects_file.write_text(json.dumps(objects))
-    source = (f"src: {objects_file}" if src
-              else f"objects: \"{{{{ lookup('ansible.builtin.file', '{objects_file}') | from_json }}}}\"")
-    book = work / "scale.yml"
-    book.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          tasks:
-            - name: Apply
-              virtinfra.hyperconverged.k8s_apply:
-                kubeconfig: {plane.kubeconfig}
-                {source}
-                apply_set: {apply_set}
-        """))
+    source = ({"src": str(objects_file)} if src
+              else {"objects": f"{{{{ lookup('ansible.builtin.file', '{objects_file}') | from_json }}}}"})
+    book = k8s_apply_play(work / "scale.yml", plane.kubeconfig, apply_set, **source)
     module_times = work / "module-times"
     interpreter = work / "timed-python"
     interpreter.write_text(textwrap.dedent(f"""\

@@ -26,7 +26,6 @@ import resource
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 import typing as t
 
@@ -34,7 +33,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from apply import ansible_env, config_maps, playbook, server_cpu  # noqa: E402
+from apply import ansible_env, config_maps, k8s_apply_play, playbook, server_cpu  # noqa: E402
 from harness.control_plane import ControlPlane, build  # noqa: E402
 
 
@@ -82,23 +81,6 @@ def measured(plane: ControlPlane, proxy: Proxy, command: list[str], env: dict[st
             "server_cpu": server_cpu(plane) - server, "proxy_cpu": proxy.cpu() - relay}
 
 
-def k8s_apply_book(work: pathlib.Path, kubeconfig: pathlib.Path, objects_file: pathlib.Path, apply_set: str,
-                   concurrency: int | None) -> pathlib.Path:
-    book = work / f"{apply_set}.yml"
-    extra = f"\n        concurrency: {concurrency}" if concurrency else ""
-    book.write_text(textwrap.dedent(f"""\
-        - hosts: localhost
-          connection: local
-          gather_facts: false
-          tasks:
-            - name: Apply
-              virtinfra.hyperconverged.k8s_apply:
-                kubeconfig: {kubeconfig}
-                src: {objects_file}
-                apply_set: {apply_set}""") + textwrap.indent(extra.lstrip("\n"), " " * 8) + "\n")
-    return book
-
-
 def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float, count: int,
              options: argparse.Namespace) -> list[tuple[str, str, dict[str, t.Any]]]:
     tag = f"{str(delay).replace('.', '-')}ms-{count}"
@@ -109,7 +91,8 @@ def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float
     kubectl_dir.mkdir()
     (kubectl_dir / "objects.yaml").write_text("\n---\n".join(json.dumps(o) for o in theirs))
     ansible_playbook = str(pathlib.Path(sys.executable).parent / "ansible-playbook")
-    ours_book = k8s_apply_book(work, proxy.kubeconfig, ours_file, f"ours-{tag}", options.concurrency)
+    ours_book = k8s_apply_play(work / f"ours-{tag}.yml", proxy.kubeconfig, f"ours-{tag}", src=str(ours_file),
+                               **({"concurrency": options.concurrency} if options.concurrency else {}))
     ours_command = [ansible_playbook, "-i", "localhost,", str(ours_book)]
     kubectl_command = [str(plane.kubectl), f"--kubeconfig={proxy.kubeconfig}", "apply", "--server-side",
                        "--field-manager=kubectl-bench", f"--cache-dir={work / 'kube-cache'}", "-f", str(kubectl_dir)]
