@@ -42,13 +42,26 @@ def _read(path: str) -> str:
         return ""
 
 
-def mounts() -> list[str]:
+# containers/storage's overlay driver bind-mounts its own home (<graph root>/overlay) private while a podman
+# process uses it and unmounts it at shutdown (containers/storage drivers/overlay: Init, Cleanup), so whether it is
+# mounted depends on when podman last ran, not on what a test left. A container's layer mount below it is a leftover.
+STORAGE_HOMES = frozenset({"/var/lib/containers/storage/overlay",
+                           str(pathlib.Path.home() / ".local/share/containers/storage/overlay")})
+
+
+def mounts_in(mountinfo: str) -> list[str]:
     found = set()
-    for line in _read("/proc/self/mountinfo").splitlines():
+    for line in mountinfo.splitlines():
         fields = line.split()
+        if fields[4] in STORAGE_HOMES:
+            continue
         separator = fields.index("-")
         found.add(f"{fields[4]} ({fields[separator + 1]} {fields[separator + 2]})")
     return sorted(found)
+
+
+def mounts() -> list[str]:
+    return mounts_in(_read("/proc/self/mountinfo"))
 
 
 def swaps() -> list[str]:

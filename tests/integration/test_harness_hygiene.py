@@ -130,3 +130,12 @@ def test_hygiene_check_names_a_watched_file_that_appears_or_changes(tmp_path: pa
     again = hygiene.snapshot()
     log.write_text("a tool's log\nand more\n")
     assert any(str(log) in p and "changed" in p for p in hygiene.differences(again, hygiene.snapshot()))
+
+
+def test_podmans_storage_home_mount_is_not_a_leftover_but_a_layer_mount_below_it_is() -> None:
+    home = "/var/lib/containers/storage/overlay"
+    info = (f"101 29 252:1 {home} {home} rw,relatime - ext4 /dev/vda rw\n"
+            f"102 101 0:50 / {home}/abc123/merged rw,relatime - overlay overlay rw,lowerdir=x\n"
+            "103 29 0:51 / /mnt/test rw - tmpfs tmpfs rw\n")
+    assert hygiene.mounts_in(info) == ["/mnt/test (tmpfs tmpfs)", f"{home}/abc123/merged (overlay overlay)"]
+
