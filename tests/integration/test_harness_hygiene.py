@@ -138,4 +138,3 @@ def test_podmans_storage_home_mount_is_not_a_leftover_but_a_layer_mount_below_it
             f"102 101 0:50 / {home}/abc123/merged rw,relatime - overlay overlay rw,lowerdir=x\n"
             "103 29 0:51 / /mnt/test rw - tmpfs tmpfs rw\n")
     assert hygiene.mounts_in(info) == ["/mnt/test (tmpfs tmpfs)", f"{home}/abc123/merged (overlay overlay)"]
-
