@@ -525,7 +525,9 @@ def test_a_short_freeze_is_ridden_out(control_plane, namespace):
 
 
 def test_api_server_killed_mid_run_fails_clearly_then_the_rerun_converges(control_plane, namespace):
-    objects = _config_maps(namespace, 300)
+    # Enough objects that the writes outlast the poll that sees the first of them (300 were once all written
+    # before a loaded machine's kubectl saw five, and the run succeeded before the kill).
+    objects = _config_maps(namespace, 1500)
     thread, outcome = _in_background(lambda: apply(control_plane, objects, apply_set=namespace, retries=1,
                                                    request_timeout=2, timeout=30))
     _wait_for_some_written(control_plane, namespace)
