@@ -16,7 +16,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.appl
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Resource
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Options, Step
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import MANAGED_BY_LABEL
 
 
@@ -27,6 +27,15 @@ def merged(live: t.Any, body: t.Any) -> t.Any:
             out[key] = merged(live.get(key), value)
         return out
     return copy.deepcopy(body)
+
+
+def group(name: str, *versions: tuple[str, list[tuple[str, str, bool]]]) -> dict[str, t.Any]:
+    """One group of an aggregated discovery answer (APIGroupDiscovery): versions of (kind, plural, namespaced)."""
+    return {"metadata": {"name": name}, "versions": [
+        {"version": version, "resources": [
+            {"resource": plural, "responseKind": {"kind": kind}, "scope": "Namespaced" if namespaced else "Cluster",
+             "verbs": ["get", "list"]} for kind, plural, namespaced in resources]}
+        for version, resources in versions]}
 
 
 class Counted:
@@ -160,9 +169,9 @@ def path(name: str, namespace: str = "ns") -> str:
     return f"/api/v1/namespaces/{namespace}/configmaps/{name}"
 
 
-def item(name: str, index: int = 0, live: dict[str, t.Any] | None = None) -> Item:
-    return Item(index, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}},
-                "v1", "ConfigMap", name, "ns", resource=CONFIG_MAPS, live=live)
+def item(name: str, index: int = 0, live: dict[str, t.Any] | None = None, **decided: t.Any) -> Step:
+    return Step(index, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "ns"}},
+                "v1", "ConfigMap", name, "ns", resource=CONFIG_MAPS, live=live, **decided)
 
 
 class Replay(Counted):

@@ -72,7 +72,9 @@ SCENARIOS: list[tuple[str, list[dict[str, t.Any]], dict[str, t.Any]]] = [
     ("from_empty", [NAMESPACE, config_map("a"), config_map("b"), config_map("c")], SET),
     ("noop", [NAMESPACE, config_map("a"), config_map("b"), config_map("c")], SET),
     ("prune", [NAMESPACE, config_map("a"), config_map("b", "changed")], {**SET, "prune": True}),
-    ("refused", [NAMESPACE, config_map("a"), config_map("b", "changed"), config_map("theirs")], SET),
+    ("refused", [NAMESPACE, config_map("a"), config_map("b", "changed"), config_map("theirs"),
+                 {"apiVersion": "example.com/v1", "kind": "Gadget", "metadata": {"name": "g", "namespace": "rec"}}],
+     SET),
     ("absent", [config_map("a"), config_map("theirs")], {**SET, "state": "absent"}),
 ]
 

@@ -1,18 +1,25 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Properties of the plan stage's report mode (Hypothesis, beside the render properties: the ansible-core matrix
-runs tests/unit without Hypothesis): over random desired and live objects with managedFields of three managers,
-the body applied never changes a field another manager owns, keeps every field of ours, and is idempotent."""
+"""Properties of the plan stage (Hypothesis, beside the render properties: the ansible-core matrix runs tests/unit
+without Hypothesis): over random desired and live objects with managedFields of three managers, report mode's body
+never changes a field another manager owns, keeps every field of ours, and is idempotent; the Planner itself, run
+against a fake API that answers a dry run by merging the body into the live object, never plans a write that
+changes another manager's field in report mode, and never changes the records it is given."""
 
 from __future__ import annotations
 
+import copy
 import typing as t
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from k8s_fakes import CONFIG_MAPS, FakeAPI, merged
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import without_foreign
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Options, Target
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan import Planner
 
 OURS = "virtinfra.hyperconverged"
 
@@ -93,3 +100,47 @@ def test_report_body_is_idempotent_and_keeps_every_field_of_ours(case):
     for path in ours:
         if path in desired_leaves:
             assert leaves(body.get("spec", {}), ("spec",)).get(path) == desired_leaves[path]
+
+
+# ---------------------------------------------------------------- properties of the Planner
+
+PATH = "/api/v1/namespaces/ns/configmaps/x"
+
+
+def planned(desired: dict[str, t.Any], live: dict[str, t.Any], drift: str) -> tuple[Target, t.Any, FakeAPI]:
+    obj = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "ns"}, **desired}
+    live = {"apiVersion": "v1", "kind": "ConfigMap", **live,
+            "metadata": {**live["metadata"], "namespace": "ns", "resourceVersion": "1"}}
+    target = Target(0, obj, "v1", "ConfigMap", "x", "ns", resource=CONFIG_MAPS, live=live)
+    api = FakeAPI({PATH: copy.deepcopy(live)})
+    planner = Planner(Context(api, Options(drift=drift), None))  # type: ignore[arg-type]
+    planner.begin(None, set())
+    [step], problems = planner.plan_all([target])
+    assert problems == []
+    return target, step, api
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(cases())
+def test_the_planner_in_report_mode_never_plans_a_change_to_another_managers_field(case):
+    desired, live = case
+    _target, step, api = planned(desired, live, "report")
+    written = merged(live, step.body) if step.body is not None and step.action != "unchanged" else live
+    for entry in live["metadata"]["managedFields"]:
+        if entry["manager"] == OURS:
+            continue
+        for path in owned(entry["fieldsV1"]):
+            assert leaves(written["spec"], ("spec",)).get(path) == leaves(live["spec"], ("spec",))[path], \
+                (path, step.body, live)
+    assert api.writes == 0
+
+
+@settings(max_examples=200, derandomize=True, database=None, deadline=None)
+@given(cases(), st.sampled_from(["report", "revert"]))
+def test_the_planner_never_changes_the_records_it_is_given(case, drift):
+    desired, live = case
+    given_desired, given_live = copy.deepcopy(desired), copy.deepcopy(live)
+    target, step, _api = planned(desired, live, drift)
+    assert {k: v for k, v in target.desired.items() if k not in ("apiVersion", "kind", "metadata")} == given_desired
+    assert target.live is not None and target.live["spec"] == given_live["spec"]
+    assert step is not target and step.index == target.index and step.live is target.live

@@ -15,12 +15,12 @@ import typing as t
 
 from .context import Context
 from .lock import lease_name
-from .model import Item, Problem, PruneCandidate
+from .model import Problem, PruneCandidate, Target
 
 Attributes = tuple[str, str, str, str, str]   # verb, group, plural, namespace, name
 
 
-def needed(items: t.Sequence[Item], deletes: t.Sequence[PruneCandidate], lock: tuple[str, str, bool] | None
+def needed(items: t.Sequence[Target], deletes: t.Sequence[PruneCandidate], lock: tuple[str, str, bool] | None
            ) -> list[Attributes]:
     """The reviews to ask; ``lock`` is (apply set name, its namespace, whether this run creates that namespace) when
     the run will take the lock."""

@@ -24,7 +24,7 @@ from .client import Connection, KubeError
 from .context import Context
 from .discovery import Discovery
 from .lock import ApplySetLock
-from .model import FIELD_MANAGER, WRITES, Item, Options, Problem, PruneCandidate, ordered, summary
+from .model import FIELD_MANAGER, WRITES, Desired, Options, Problem, PruneCandidate, Step, Target, ordered, summary
 from .parent import parent_item, record_of, shrink
 from .parse import parse
 from .plan import Planner
@@ -36,6 +36,8 @@ from .server_errors import WebhookUnavailable
 from .validate import Schemas, validate
 from .waits import WaitFailed, wait_for_all
 from .write import PrerequisitesRefused, write, write_one
+
+T = t.TypeVar("T", bound=Desired)
 
 __all__ = ["FIELD_MANAGER", "MANAGED_BY_LABEL", "Applier", "ApplyFailed", "Options", "noteworthy",
            "secret_values", "sized"]
@@ -51,19 +53,22 @@ class ApplyFailed(Exception):
 
 @dataclasses.dataclass(frozen=True)
 class Plan:
-    """What the planning stages decided (items and parent carry their own decisions; see model.Item)."""
+    """What the planning stages decided: a Step per object, the parent's among them."""
 
-    items: list[Item]                   # members and the parent, in dependency order
-    members: list[Item]
-    parent: Item | None
-    prunable: list[PruneCandidate]
+    steps: tuple[Step, ...]             # members and the parent, in dependency order
+    parent: Step | None
+    prunable: tuple[PruneCandidate, ...]
     kept: Record                        # members that left the input but stay (recorded again)
-    home: Item | None                   # the lock's Namespace when this run creates it
+    home: Step | None                   # the lock's Namespace when this run creates it
+
+    @property
+    def members(self) -> list[Step]:
+        return [s for s in self.steps if not s.is_parent]
 
     @property
     def writes(self) -> bool:
         """The plan writes or prunes something (an object deferred to after its Namespace or CRD counts)."""
-        return bool(self.prunable) or any(i.action in WRITES or i.deferred for i in self.items)
+        return bool(self.prunable) or any(s.action in WRITES or s.deferred for s in self.steps)
 
 
 class Applier:
@@ -106,7 +111,7 @@ class Applier:
         if home is not None:
             # The lock lives in the parent's namespace, which this run creates: that Namespace is the first write
             # (validated and dry-run already; creating it prunes nothing), then the lock.
-            self._guarded(lambda: write_one(ctx, home))
+            home = self._guarded(lambda: write_one(ctx, t.cast(Step, home)))
         with ApplySetLock(ctx.connection, applyset.namespace, applyset.name, options.lock_timeout) as lock:
             try:
                 again = self._plan(objects, origins, applyset, locked=True)
@@ -136,45 +141,70 @@ class Applier:
     def _plan(self, objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None,
               applyset: ApplySet | None, *, locked: bool) -> Plan | dict[str, t.Any]:
         ctx, options = self.ctx, self.ctx.options
-        items, local = parse(objects, origins)
+        targets, problems = self._targets(objects, origins)
+        if options.state == "absent":
+            return self._guarded(lambda: delete.run(ctx, targets, applyset))
+        if options.state == "present":
+            targets = [label(target, applyset) for target in targets]
+        targets = read_live(ctx, targets, applyset)
+        if options.state == "observed":
+            return observe.run(ctx, targets)
+        plan = self._decide(targets, applyset, problems)
+        if not options.check_mode:
+            lock = None
+            if applyset is not None and not locked and plan.writes:
+                lock = (applyset.name, applyset.namespace, plan.home is not None)
+            refused = access.check(ctx, access.needed(plan.steps, plan.prunable, lock), self._access)
+            if refused:
+                self._fail("this user may not make every change the run needs; nothing was written", refused)
+        return plan
+
+    def _targets(self, objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None
+                 ) -> tuple[list[Target], list[Problem]]:
+        """parse and resolve: the objects without a problem, and the problems (a problem of the input itself stops
+        the call here, without a request per object; the others are reported with what the plan finds)."""
+        ctx, options = self.ctx, self.ctx.options
+        desired, local = parse(objects, origins)
         local = self._input_problems + local
-        problems = local + resolve(ctx, items)
+        targets, problems = resolve(ctx, desired)
+        problems = local + problems
         if options.state == "observed":
             # Read-only: a kind the server does not serve is reported missing, not an error (the operator that
             # would create it, or its CRD, is absent; the drift report says so).
             unserved = {p.index for p in problems if p.path == "kind"}
             problems = [p for p in problems if p.index not in unserved]
-            for item in items:
-                if item.index in unserved:
-                    item.deferred = "the server does not serve this kind"
-        items = _passed(items, problems)
+            targets = [i.but(deferred="the server does not serve this kind") if i.index in unserved else i
+                       for i in targets]
+        targets = _passed(targets, problems)
         if problems and options.state != "present":
             self._fail("invalid input; nothing was changed", problems)
         if local:
             # The input itself is broken: every problem found without a dry run (a request per object), then stop.
-            problems += validate(ctx, items, lambda _item: False, self._schemas)
+            problems += validate(ctx, targets, lambda _item: False, self._schemas)[0]
             self._fail("invalid input; nothing was written (no object was dry-run: fix these first)", problems)
-        if options.state == "absent":
-            return self._guarded(lambda: delete.run(ctx, items, applyset))
-        if options.state == "present":
-            for item in items:
-                label(item, applyset)
-        read_live(ctx, items, applyset)
-        if options.state == "observed":
-            return observe.run(ctx, items)
-        input_namespaces = {i.name for i in items if i.kind == "Namespace" and i.api_version == "v1"}
+        return targets, problems
+
+    def _decide(self, targets: list[Target], applyset: ApplySet | None, problems: list[Problem]) -> Plan:
+        """ownership, the parent, validation, the dry runs and what prune would delete."""
+        ctx, options = self.ctx, self.ctx.options
+        input_namespaces = {i.name for i in targets if i.kind == "Namespace" and i.api_version == "v1"}
         self.planner.begin(applyset, input_namespaces)
-        problems += [p for p in (self.planner.own(i) for i in items) if p is not None]
-        members, parent, recorded = items, None, Record()
+        owned = [self.planner.own(target) for target in targets]
+        targets = [target for target, _problem in owned]
+        problems = problems + [problem for _target, problem in owned if problem is not None]
+        parent, recorded = None, Record()
         if applyset is not None:
-            parent, recorded, problem = parent_item(ctx, applyset, _passed(items, problems), input_namespaces)
+            parent, recorded, problem = parent_item(ctx, applyset, _passed(targets, problems), input_namespaces)
             problems += [problem] if problem else []
-            items = items + ([parent] if parent else [])
-        problems += validate(ctx, items, self.planner.settled, self._schemas)
-        problems += self.planner.plan_all([i for i in _passed(items, problems) if not i.deferred])
+            targets = targets + ([parent] if parent else [])
+        found, checked = validate(ctx, targets, self.planner.settled, self._schemas)
+        problems += found
+        steps, found = self.planner.plan_all(_passed(targets, problems), checked)
+        problems += found
         if problems:
             self._fail("objects are invalid, not ours to take, or were refused by the API server's dry run; "
                        "nothing was written", problems)
+        members = [s for s in steps if not s.is_parent]
         prunable: list[PruneCandidate] = []
         kept = Record()
         if options.prune and applyset is not None:
@@ -182,40 +212,35 @@ class Applier:
             prunable, problems, kept = prune.find(ctx, applyset, members, recorded, namespaces)
             if problems:
                 self._fail("pruning would delete objects this apply set does not own; nothing was written", problems)
-        home = _lock_home(items, applyset)
-        plan = Plan(items, members, parent, prunable, kept, home)
-        if not options.check_mode:
-            lock = None
-            if applyset is not None and not locked and plan.writes:
-                lock = (applyset.name, applyset.namespace, home is not None)
-            refused = access.check(ctx, access.needed(items, prunable, lock), self._access)
-            if refused:
-                self._fail("this user may not make every change the run needs; nothing was written", refused)
-        return plan
+        return Plan(tuple(steps), next((s for s in steps if s.is_parent), None), tuple(prunable), kept,
+                    _lock_home(steps, applyset))
 
     # ------------------------------------------------------------------ writing
     def _execute(self, plan: Plan, applyset: ApplySet | None, lock: ApplySetLock | None,
-                 home: Item | None = None) -> dict[str, t.Any]:
+                 home: Step | None = None) -> dict[str, t.Any]:
         ctx, options = self.ctx, self.ctx.options
         pruned: list[dict[str, t.Any]] = []
 
-        def stages() -> None:
+        def stages() -> tuple[list[Step], Step | None]:
+            steps = list(plan.steps)
             if not options.check_mode:
-                write(ctx, self.planner, plan.items)
+                steps = write(ctx, self.planner, steps)
+            parent = next((s for s in steps if s.is_parent), None)
             if lock is not None:
                 lock.verify()   # never prune from a membership another run may be changing
             for candidate in plan.prunable:
                 pruned.append(prune.prune(ctx, candidate))
-            if options.prune and not options.check_mode and plan.parent is not None and applyset is not None:
-                shrink(ctx, applyset, plan.parent, plan.members, kept=plan.kept)
+            if options.prune and not options.check_mode and parent is not None and applyset is not None:
+                parent = shrink(ctx, applyset, parent, [s for s in steps if not s.is_parent], kept=plan.kept)
             if not options.check_mode and options.wait_for:
                 wait_for_all(ctx.connection, ctx.discovery, options.wait_for, options.wait_timeout)
+            return steps, parent
 
-        self._guarded(stages)
-        members = plan.members
+        steps, parent = self._guarded(stages)
+        members = [s for s in steps if not s.is_parent]
         if home is not None:   # written before the lock; this plan found it settled
-            members = [home if i.key == home.key else i for i in members]
-        return report(ctx, members, pruned, applyset, plan.parent)
+            members = [home if s.key == home.key else s for s in members]
+        return report(ctx, members, pruned, applyset, parent)
 
     def _guarded(self, stage: t.Callable[[], t.Any]) -> t.Any:
         """Run a stage that writes; whatever stops it, say exactly what the ledger holds by then."""
@@ -252,14 +277,14 @@ class Applier:
         self._fail(what, [problem], partial=True)
 
 
-def _passed(items: list[Item], problems: t.Sequence[Problem]) -> list[Item]:
+def _passed(items: list[T], problems: t.Sequence[Problem]) -> list[T]:
     """The items no problem names (by their input index)."""
     failed = {p.index for p in problems}
     return [i for i in items if i.index not in failed]
 
 
-def _lock_home(items: list[Item], applyset: ApplySet | None) -> Item | None:
+def _lock_home(steps: t.Sequence[Step], applyset: ApplySet | None) -> Step | None:
     """The apply set's Namespace when this run creates it: the lock lives there, so it is written first."""
     home = applyset.namespace if applyset is not None else None
-    return next((i for i in items if i.kind == "Namespace" and i.api_version == "v1" and i.name == home
-                 and i.live is None and i.action == "created"), None)
+    return next((s for s in steps if s.kind == "Namespace" and s.api_version == "v1" and s.name == home
+                 and s.live is None and s.action == "created"), None)

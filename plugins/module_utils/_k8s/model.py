@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The records the apply stages pass on: problems, prune candidates, ledger entries, and the closed sets of actions.
+"""The records the apply stages pass on: Desired, Target and Step for each input object, problems, prune
+candidates, ledger entries, and the closed sets of actions.
 
 PRIVATE: the interface may change without notice.
 """
@@ -140,11 +141,15 @@ PARENT_RANK = KIND_RANK["Namespace"] + 0.5
 CONTAINER_KINDS = frozenset({"Namespace", "CustomResourceDefinition"})
 
 
-@dataclasses.dataclass
-class Item:
-    """One input object on its way through the stages. Mutable, the one exception to frozen records here: the
-    planning stages fill in what they learn (resource, live state, action), each field written by the stage its
-    comment names."""
+Owner = t.Literal["unchecked", "member", "shared", "adopting"]
+_R = t.TypeVar("_R", bound="Desired")
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Desired:
+    """parse: one input object as the user wrote it (resolve gives it its namespace and our labels, as a new
+    record). The three records grow one from the other, each stage adding what it learned: Desired -> Target (where
+    it lives, what is there) -> Step (what it needs, and after the write what the server answered)."""
 
     index: int
     desired: dict[str, t.Any]
@@ -152,21 +157,16 @@ class Item:
     kind: str
     name: str
     namespace: str | None = None
-    resource: Resource | None = None          # resolve
-    live: dict[str, t.Any] | None = None      # read (or the dry run, for an object that was not listed)
-    deferred: str = ""                        # resolve/read: waits for a Namespace or CRD of this run
-    action: Action = "unchanged"              # plan
-    changes: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)   # plan, then write
-    drift: list[dict[str, t.Any]] = dataclasses.field(default_factory=list)     # plan
-    body: dict[str, t.Any] | None = None      # plan: what the write sends
-    result: dict[str, t.Any] | None = None    # plan (dry run), then write (the server's answer)
-    validated_by: str = ""
-    live_unknown: bool = False   # not listed and not read: the dry run tells whether it exists
-    shared: bool = False         # ownership: an existing Namespace or CRD used, never made a member
-    owner_set: str = ""          # ownership: shared, and another apply set of ours made it: used as it is
-    adopting: bool = False       # ownership: an existing non-member this run makes a member (adopt: true)
-    owner_checked: bool = False  # ownership: the rule was applied to the live object
     rank_override: float | None = None
+
+    @classmethod
+    def of(cls: type[_R], earlier: Desired, **learned: t.Any) -> _R:
+        """This record made from another stage's (what both hold), with what this stage learned."""
+        kept = {f.name: getattr(earlier, f.name) for f in dataclasses.fields(cls) if hasattr(earlier, f.name)}
+        return cls(**{**kept, **learned})
+
+    def but(self: _R, **changes: t.Any) -> _R:
+        return dataclasses.replace(self, **changes)
 
     @property
     def key(self) -> tuple[str, str, str, str]:
@@ -187,6 +187,40 @@ class Item:
 
     def error(self, path: str, message: str) -> Problem:
         return Problem(f"{self.api_version} {self.label}", self.index, path, message)
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Target(Desired):
+    """resolve, read and ownership: the object's resource, its live state and who owns it."""
+
+    resource: Resource | None = None
+    live: dict[str, t.Any] | None = None      # read (or the dry run, for an object that was not listed)
+    deferred: str = ""                        # waits for a Namespace or CRD of this run (resolve, read, plan)
+    live_unknown: bool = False                # not listed and not read: the dry run tells whether it exists
+    owner: Owner = "unchecked"                # ownership.py's verdict on the live object
+    owner_set: str = ""                       # shared, and another apply set of ours made it: used as it is
+
+    @property
+    def shared(self) -> bool:
+        """An existing Namespace or CRD used, never made a member."""
+        return self.owner == "shared"
+
+    @property
+    def adopting(self) -> bool:
+        """An existing non-member this run makes a member (adopt: true)."""
+        return self.owner == "adopting"
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Step(Target):
+    """plan: what the object needs; the write stage makes a new Step from the server's answer."""
+
+    action: Action = "unchanged"
+    body: dict[str, t.Any] | None = None      # what the write sends (None: nothing)
+    result: dict[str, t.Any] | None = None    # the dry run's answer, then the write's
+    changes: tuple[dict[str, t.Any], ...] = ()
+    drift: tuple[dict[str, t.Any], ...] = ()
+    validated_by: str = ""
 
 
 def where(namespace: str | None, name: str | None) -> str:

@@ -10,20 +10,21 @@ import typing as t
 
 from .context import Context
 from .fields import mismatches, ownership, owns, strip
-from .model import Item
+from .model import Step, Target
 from .report import report
 
 
-def run(ctx: Context, items: list[Item]) -> dict[str, t.Any]:
-    for item in items:
-        if item.live is None:
-            item.action = "missing"
-            continue
-        item.drift = mismatches(strip(item.desired), strip(item.live))
-        owners = ownership(item.live)
-        for entry in item.drift:
-            entry["managers"] = sorted(n for n, paths in owners.items() if owns(paths, entry["_path"]))
-        item.action = "drifted" if item.drift else "unchanged"
-    result = report(ctx, items, [])
+def run(ctx: Context, items: t.Sequence[Target]) -> dict[str, t.Any]:
+    result = report(ctx, [_observed(item) for item in items], [])
     result["changed"] = False
     return result
+
+
+def _observed(item: Target) -> Step:
+    """Missing, drifted (each field with the managers that own it now) or unchanged."""
+    if item.live is None:
+        return Step.of(item, action="missing")
+    owners = ownership(item.live)
+    drift = tuple({**entry, "managers": sorted(n for n, paths in owners.items() if owns(paths, entry["_path"]))}
+                  for entry in mismatches(strip(item.desired), strip(item.live)))
+    return Step.of(item, action="drifted" if drift else "unchanged", drift=drift)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import typing as t
 
 from .applyset import PART_OF_LABEL, ApplySet
-from .model import CONTAINER_KINDS, Item, Problem
+from .model import CONTAINER_KINDS, Desired, Problem, Target
 
 ADOPT_HINT = ("to take it over (it is then pruned when it leaves the input), set adopt: true (the site playbook: "
               "site_adopt: true)")
@@ -63,7 +63,7 @@ def never_applied(obj: t.Mapping[str, t.Any], field_manager: str) -> bool:
                    for entry in (obj.get("metadata") or {}).get("managedFields") or [])
 
 
-def conflicts(item: Item, causes: t.Sequence[t.Mapping[str, t.Any]], field_manager: str) -> list[Problem]:
+def conflicts(item: Desired, causes: t.Sequence[t.Mapping[str, t.Any]], field_manager: str) -> list[Problem]:
     """The fields of an object we never applied that another manager set, from a 409's FieldManagerConflict causes
     ('conflict with "kubectl-create" using v1', field '.data.k')."""
     return [item.error(str(cause.get("field") or "").lstrip("."),
@@ -87,7 +87,7 @@ def managers(obj: t.Mapping[str, t.Any]) -> list[str]:
 Verdict = t.Literal["member", "shared", "adopt", "refused"]
 
 
-def verdict(item: Item, applyset: ApplySet | None, field_manager: str, adopt: bool) -> Verdict:
+def verdict(item: Target, applyset: ApplySet | None, field_manager: str, adopt: bool) -> Verdict:
     """What this run may do with the existing object of ``item`` (``member`` when there is no apply set, no live
     object, or it is one already)."""
     live = item.live
@@ -98,7 +98,7 @@ def verdict(item: Item, applyset: ApplySet | None, field_manager: str, adopt: bo
     return "adopt" if adopt else "refused"
 
 
-def refusal(item: Item, applyset: ApplySet) -> Problem:
+def refusal(item: Target, applyset: ApplySet) -> Problem:
     live = item.live or {}
     labels = (live.get("metadata") or {}).get("labels") or {}
     other = labels.get(PART_OF_LABEL)

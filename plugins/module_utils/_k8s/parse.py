@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 import typing as t
 
-from .model import Item, Problem
+from .model import Desired, Problem
 from .secrets import fold_string_data, is_secret
 
 SERVER_FIELDS = ("managedFields", "resourceVersion", "uid", "creationTimestamp", "generation")
@@ -23,9 +23,9 @@ def origin(origins: t.Sequence[str | None] | None, index: int) -> str:
 
 
 def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = None
-          ) -> tuple[list[Item], list[Problem]]:
+          ) -> tuple[list[Desired], list[Problem]]:
     """Items in dependency order (then input order), and the problems of the objects that could not become one."""
-    items: list[Item] = []
+    items: list[Desired] = []
     problems: list[Problem] = []
     seen: dict[tuple[str, str, str, str], int] = {}
     for index, obj in enumerate(objects):
@@ -49,7 +49,7 @@ def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = N
                 continue
         for field in SERVER_FIELDS:
             desired["metadata"].pop(field, None)
-        item = Item(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
+        item = Desired(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
                     desired["metadata"].get("namespace"))
         if item.key in seen:
             problems.append(item.error("metadata.name", f"duplicate of {origin(origins, seen[item.key])}"))

@@ -15,7 +15,7 @@ from .client import KubeError
 from .context import Context
 from .emptied import emptied_paths, with_empty, without
 from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, ownership, owns, strip, without_foreign
-from .model import Item, Problem
+from .model import Problem, Step, Target
 from .ownership import conflicts, never_applied, other_set, refusal, verdict
 from .read import get_live
 from .resolve import label
@@ -36,134 +36,129 @@ class Planner:
         self.applyset, self.input_namespaces = applyset, input_namespaces
 
     # ------------------------------------------------------------------ ownership
-    def own(self, item: Item) -> Problem | None:
-        """Apply the ownership rule once the live object is known."""
-        if item.owner_checked or item.live is None or item.is_parent:
-            return None
-        item.owner_checked = True
+    def own(self, item: Target) -> tuple[Target, Problem | None]:
+        """Apply the ownership rule once the live object is known (ownership.py)."""
+        if item.owner != "unchecked" or item.live is None or item.is_parent:
+            return item, None
         options = self.ctx.options
         decided = verdict(item, self.applyset, options.field_manager, options.adopt)
         if decided == "shared":
-            item.shared = True
-            item.owner_set = other_set(item.live, self.applyset, options.field_manager)
-            label(item, self.applyset, member=False)
-        elif decided == "adopt":
-            item.adopting = True
-        elif decided == "refused" and self.applyset is not None:
-            return refusal(item, self.applyset)
-        return None
+            owner_set = other_set(item.live, self.applyset, options.field_manager)
+            return label(item.but(owner="shared", owner_set=owner_set), self.applyset, member=False), None
+        if decided == "adopt":
+            return item.but(owner="adopting"), None
+        if decided == "refused" and self.applyset is not None:
+            return item, refusal(item, self.applyset)
+        return item.but(owner="member"), None
 
     # ------------------------------------------------------------------ planning
-    def plan_all(self, items: list[Item]) -> list[Problem]:
-        """Objects already as desired are settled here, without a request; the rest are dry-run in parallel (on a
-        no-op run of thousands of objects, a thread pool would cost more than the comparisons themselves)."""
+    def plan_all(self, items: t.Sequence[Target], checked: frozenset[int] = frozenset()
+                 ) -> tuple[list[Step], list[Problem]]:
+        """A Step per item, in the same order. Objects already as desired are settled here, without a request;
+        deferred ones wait (write.py plans them again); the rest are dry-run in parallel (on a no-op run of
+        thousands of objects, a thread pool would cost more than the comparisons themselves). ``checked``: the
+        input indexes a CRD schema validated."""
         problems: list[Problem] = []
-        pending = []
+        steps: list[Step] = []
+        pending: list[tuple[int, Target]] = []
         for item in items:
-            problem = self.own(item)
+            owned, problem = self.own(item)
+            steps.append(Step.of(owned, validated_by="crd-schema" if item.index in checked else ""))
             if problem is not None:
                 problems.append(problem)
-            elif self.settled(item):
-                item.action = "unchanged"
-            else:
-                pending.append(item)
-        for found in self.ctx.parallel(self.plan, pending):
+            elif not owned.deferred and not self.settled(owned):
+                pending.append((len(steps) - 1, owned))
+        for (position, _item), (step, found) in zip(pending, self.ctx.parallel(self.plan, [p[1] for p in pending])):
+            steps[position] = step
             problems += found
-        return problems
+        return steps, problems
 
-    def plan(self, item: Item) -> list[Problem]:
+    def plan(self, item: Target) -> tuple[Step, list[Problem]]:
         """Decide what an object that is not settled needs, by a server-side dry run."""
         try:
-            predicted = self.dry_run(item, item.desired, force=True)
-            if not item.owner_checked and item.live is not None:
-                problem = self.own(item)
+            item, predicted = self.dry_run(item, item.desired, force=True)
+            if item.owner == "unchecked" and item.live is not None:
+                item, problem = self.own(item)
                 if problem is not None:
-                    return [problem]
+                    return Step.of(item), [problem]
                 if item.owner_set:
-                    item.action, item.result, item.validated_by = "unchanged", item.live, "dry-run"
-                    return []
+                    return Step.of(item, result=item.live, validated_by="dry-run"), []
                 if item.shared:
-                    predicted = self.dry_run(item, item.desired, force=True)
+                    item, predicted = self.dry_run(item, item.desired, force=True)
             if self._takes_fields(item):
-                predicted = self.dry_run(item, item.desired, force=False)
+                item, predicted = self.dry_run(item, item.desired, force=False)
         except KubeError as exc:
             if exc.status == 409 and self._takes_fields(item):
                 found = conflicts(item, exc.causes, self.ctx.options.field_manager)
                 if found:
-                    return found
+                    return Step.of(item), found
             return self._refused(item, exc)
         live = item.live
-        item.validated_by = "dry-run"
-        item.changes = diff(strip(live), strip(predicted))
-        item.body, item.result = item.desired, predicted
-        if not item.changes:
-            item.action = "unchanged"
-            return []
-        item.action = "created" if live is None else ("adopted" if item.adopting else "updated")
+        step = Step.of(item, validated_by="dry-run", changes=tuple(diff(strip(live), strip(predicted))),
+                       body=item.desired, result=predicted)
+        if not step.changes:
+            return step, []
+        step = step.but(action="created" if live is None else ("adopted" if item.adopting else "updated"))
         if live is None:
-            return []
+            return step, []
         if self.ctx.options.drift == "report" and not item.adopting:
-            return self._report_mode(item, live)
-        item.drift = self._drift(item, live)
-        return []
+            return self._report_mode(step, live)
+        return step.but(drift=self._drift(step, live)), []
 
-    def _takes_fields(self, item: Item) -> bool:
+    def _takes_fields(self, item: Target) -> bool:
         """Applying would force fields of an object our field manager never applied (no apply set decides its
         membership): planned without force instead, so another manager's fields are conflicts (ownership.py)."""
         options = self.ctx.options
         return (self.applyset is None and item.live is not None and not options.adopt and options.drift == "revert"
                 and never_applied(item.live, options.field_manager))
 
-    def _refused(self, item: Item, exc: KubeError) -> list[Problem]:
+    def _refused(self, item: Target, exc: KubeError) -> tuple[Step, list[Problem]]:
         stop = fatal(item, exc)
         if stop is not None:
             raise stop
         if exc.status in (0, 429, 503):
             raise exc   # the server could not answer (retries spent): not a problem of this object
         if namespace_missing(exc) and item.namespace:
+            options = self.ctx.options
             if item.namespace in self.input_namespaces:
-                item.deferred = f"its namespace {item.namespace} is created by this run"
-                return []
-            if self.ctx.options.check_mode and item.namespace in self.ctx.options.namespaces_created_earlier:
-                item.deferred = f"its namespace {item.namespace} is created by an earlier task of this run"
-                return []
-            if self.ctx.options.check_mode:
+                return Step.of(item, deferred=f"its namespace {item.namespace} is created by this run"), []
+            if options.check_mode and item.namespace in options.namespaces_created_earlier:
+                return Step.of(item, deferred=f"its namespace {item.namespace} is created by an earlier task of "
+                                              "this run"), []
+            if options.check_mode:
                 # An earlier task of the same play may create it, which check mode does not do: say so.
-                item.deferred = f"its namespace {item.namespace} does not exist yet"
                 self.ctx.warn(f"{item.label}: namespace {item.namespace} does not exist; a real run fails unless "
                               "an earlier task creates it")
-                return []
-            return [item.error("metadata.namespace", f"namespace {item.namespace} does not exist and is not among "
-                                                     "the objects of this call")]
-        return problems_of(item, exc)
+                return Step.of(item, deferred=f"its namespace {item.namespace} does not exist yet"), []
+            return Step.of(item), [item.error("metadata.namespace", f"namespace {item.namespace} does not exist and "
+                                                                    "is not among the objects of this call")]
+        return Step.of(item), problems_of(item, exc)
 
-    def _report_mode(self, item: Item, live: dict[str, t.Any]) -> list[Problem]:
+    def _report_mode(self, step: Step, live: dict[str, t.Any]) -> tuple[Step, list[Problem]]:
         """drift=report: nothing another field manager set is changed."""
         field_manager = self.ctx.options.field_manager
-        if input_unchanged(item, live):
+        if input_unchanged(step, live):
             # Same input as our last apply: every difference is someone else's edit (a change, or a removal that
             # leaves the field to nobody). Report it all, write nothing.
             owners = ownership(live)
             owners.pop(field_manager, None)
-            item.drift = [{**c, "managers": sorted(n for n, paths in owners.items() if owns(paths, c["_path"]))}
-                          for c in item.changes]
-            item.body, item.result, item.changes, item.action = None, live, [], "unchanged"
-            return []
+            drift = tuple({**c, "managers": sorted(n for n, paths in owners.items() if owns(paths, c["_path"]))}
+                          for c in step.changes)
+            return step.but(drift=drift, body=None, result=live, changes=(), action="unchanged"), []
         # Only what no other manager set: their fields stay out of our configuration, at any depth.
-        body, kept = without_foreign(item.desired, live, field_manager)
-        item.drift = kept
-        if body != item.desired:
-            item.body = body
-            try:
-                predicted = self.dry_run(item, body, force=False)
-            except KubeError as exc:
-                return self._refused(item, exc)
-            item.result = predicted
-            item.changes = diff(strip(live), strip(predicted))
-            item.action = "updated" if item.changes else "unchanged"
-        return []
+        body, kept = without_foreign(step.desired, live, field_manager)
+        step = step.but(drift=tuple(kept))
+        if body == step.desired:
+            return step, []
+        try:
+            _item, predicted = self.dry_run(step, body, force=False)
+        except KubeError as exc:
+            return self._refused(step, exc)
+        changes = tuple(diff(strip(live), strip(predicted)))
+        return step.but(body=body, result=predicted, changes=changes,
+                        action="updated" if changes else "unchanged"), []
 
-    def settled(self, item: Item) -> bool:
+    def settled(self, item: Target) -> bool:
         """Every desired value is live, and every field we own is still desired: nothing to send."""
         if item.owner_set:
             return True   # another apply set's: used as it is (ownership.py)
@@ -173,24 +168,25 @@ class Planner:
         wanted = dict_paths(item.desired)
         return contained(item.desired, item.live) and all(path in wanted for path in ours)
 
-    def _drift(self, item: Item, live: dict[str, t.Any]) -> list[dict[str, t.Any]]:
+    def _drift(self, step: Step, live: dict[str, t.Any]) -> tuple[dict[str, t.Any], ...]:
         """Changes that undo someone else's edit: the input is unchanged since our last apply, or another manager
         owns the field now."""
-        unchanged_input = input_unchanged(item, live)
+        unchanged_input = input_unchanged(step, live)
         owners = ownership(live)
         ours = owners.pop(self.ctx.options.field_manager, set())
         drift = []
-        for change in item.changes:
+        for change in step.changes:
             path = change["_path"]
             others = sorted(name for name, paths in owners.items() if owns(paths, path))
             if unchanged_input or (others and not owns(ours, path)):
                 drift.append({**change, "managers": others})
-        return drift
+        return tuple(drift)
 
     # ------------------------------------------------------------------ the server's answers
-    def dry_run(self, item: Item, body: dict[str, t.Any], *, force: bool) -> dict[str, t.Any]:
-        """The server's answer to applying ``body``; an object whose live state was unknown is read only when the
-        answer says it exists (200, not 201). Answers are reused for the same body against the same live state."""
+    def dry_run(self, item: Target, body: dict[str, t.Any], *, force: bool) -> tuple[Target, dict[str, t.Any]]:
+        """The server's answer to applying ``body``, and the item as the answer showed it: an object whose live
+        state was unknown is read only when the answer says it exists (200, not 201). Answers are reused for the
+        same body against the same live state."""
         live = item.live
         version = (live.get("metadata") or {}).get("resourceVersion") if live else None
         key = (item.key, force, body is item.desired, item.shared, version)
@@ -201,22 +197,23 @@ class Planner:
             self._dry_runs[key] = (status, predicted)
         else:
             status, predicted = cached[0], copy.deepcopy(cached[1])
-        if item.live_unknown:
-            item.live_unknown = False
-            if status != 201:
-                get_live(self.ctx, item)
-                if item.live is not None:
-                    return self.dry_run(item, body, force=force)   # against what it now is
-        return predicted
+        if not item.live_unknown:
+            return item, predicted
+        if status == 201:
+            return item.but(live_unknown=False), predicted
+        item = get_live(self.ctx, item)
+        if item.live is not None:
+            return self.dry_run(item, body, force=force)   # against what it now is
+        return item, predicted
 
 
-def input_unchanged(item: Item, live: dict[str, t.Any]) -> bool:
+def input_unchanged(item: Target, live: dict[str, t.Any]) -> bool:
     wanted = (item.desired["metadata"].get("annotations") or {}).get(FINGERPRINT_ANNOTATION)
     annotations = (live.get("metadata") or {}).get("annotations") or {}
     return wanted is not None and annotations.get(FINGERPRINT_ANNOTATION) == wanted
 
 
-def apply_patch(ctx: Context, item: Item, body: dict[str, t.Any], *, force: bool, dry_run: bool
+def apply_patch(ctx: Context, item: Target, body: dict[str, t.Any], *, force: bool, dry_run: bool
                 ) -> tuple[int, t.Any]:
     """Server-side apply of ``body``: the HTTP status (201 when it creates the object) and the object."""
     if item.resource is None:

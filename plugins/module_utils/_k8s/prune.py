@@ -15,7 +15,7 @@ from .applyset import PART_OF_LABEL, ApplySet, Record, group_kind, split_group_k
 from .client import KubeError
 from .context import Context
 from .discovery import Resource
-from .model import CONTAINER_KINDS, CUSTOM_RANK, FIELD_MANAGER, KIND_RANK, Item, Problem, PruneCandidate, where
+from .model import CONTAINER_KINDS, CUSTOM_RANK, FIELD_MANAGER, KIND_RANK, Problem, PruneCandidate, Target, where
 from .ownership import applied_by, is_member
 from .resolve import MANAGED_BY_LABEL
 
@@ -57,7 +57,7 @@ def list_scoped(ctx: Context, applyset: ApplySet | None, resource: Resource, nam
     return [obj for where in sorted(namespaces) for obj in list_members(ctx, applyset, resource, where)]
 
 
-def _search(ctx: Context, items: list[Item], recorded: Record) -> list[Resource]:
+def _search(ctx: Context, items: t.Sequence[Target], recorded: Record) -> list[Resource]:
     """The kinds to look in: this run's, prune_kinds, and what the parent recorded."""
     resources: list[Resource] = []
     for item in items:
@@ -81,7 +81,7 @@ def _search(ctx: Context, items: list[Item], recorded: Record) -> list[Resource]
     return resources
 
 
-def find(ctx: Context, applyset: ApplySet, items: list[Item], recorded: Record, namespaces: set[str]
+def find(ctx: Context, applyset: ApplySet, items: t.Sequence[Target], recorded: Record, namespaces: set[str]
          ) -> tuple[list[PruneCandidate], list[Problem], Record]:
     """Members that left the input: (what may be deleted, deepest first; problems that stop the run; what stays
     recorded). A member is ours only with both labels, applied by our field manager, in a namespace the parent

@@ -16,21 +16,24 @@ from .applyset import ApplySet
 from .client import KubeError
 from .context import Context
 from .discovery import Resource
-from .model import CONTAINER_KINDS, Item
+from .model import CONTAINER_KINDS, Target
 from .prune import list_members, list_scoped
 
 Key = tuple[str, str, str, str]
+T = t.TypeVar("T", bound=Target)
 
 
-def get_live(ctx: Context, item: Item) -> None:
+def get_live(ctx: Context, item: T) -> T:
+    """The object as the server holds it now (None: absent)."""
     if item.resource is None:
         raise ValueError(f"{item.label}: no resource resolved")   # a programming error, not an input error
     try:
-        item.live = ctx.request("GET", item.resource.path(item.namespace, item.name))
+        live = ctx.request("GET", item.resource.path(item.namespace, item.name))
     except KubeError as exc:
         if exc.status != 404:
             raise
-        item.live = None
+        live = None
+    return item.but(live=live, live_unknown=False)
 
 
 def _members(ctx: Context, applyset: ApplySet | None, resource: Resource, namespaces: set[str], *,
@@ -49,41 +52,49 @@ def _members(ctx: Context, applyset: ApplySet | None, resource: Resource, namesp
     return list_scoped(ctx, applyset, resource, namespaces)
 
 
-def read_live(ctx: Context, items: list[Item], applyset: ApplySet | None) -> None:
+def read_live(ctx: Context, items: list[Target], applyset: ApplySet | None) -> list[Target]:
     listed: dict[Key, dict[str, t.Any]] = {}
-    present = ctx.options.state == "present"
-    if present:
-        used_in: dict[Resource, set[str]] = {}
-        for item in items:
-            if item.resource:
-                used_in.setdefault(item.resource, set()).update(
-                    [item.namespace] if item.resource.namespaced and item.namespace else [])
-        scopes = list(used_in.items())
-        shared = ctx.options.prune and applyset is not None
-        ctx.listings.clear()
-        per_scope = ctx.parallel(lambda scope: _members(ctx, applyset, *scope, shared=shared), scopes)
-        for (resource, _where), found in zip(scopes, per_scope):
-            for obj in found:
-                meta = obj.get("metadata") or {}
-                listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
-    for item in items:
-        if item.kind == "Namespace" and item.resource is not None and item.key in listed:
-            item.live = listed[item.key]
+    if ctx.options.state == "present":
+        listed = _listed(ctx, items, applyset)
     # Namespaces and CRDs are read one by one when the list (of members) did not hold them: an existing one is
     # shared, never a member, and that must be known before the apply-set parent records its members.
     containers = [i for i in items if i.kind in CONTAINER_KINDS and i.resource is not None and i.key not in listed]
-    unlisted = [i for i in items if i.resource is not None and i.kind != "Namespace"]
-    ctx.parallel(lambda item: get_live(ctx, item), containers)
-    read_already = {id(i) for i in containers}
-    missing_namespaces = {i.name for i in containers if i.kind == "Namespace" and i.live is None}
-    for item in unlisted:
-        if item.key in listed:
-            item.live = listed[item.key]
-        elif item.namespace in missing_namespaces:
-            item.deferred = f"its namespace {item.namespace} is created by this run"
-    rest = [i for i in unlisted if i.key not in listed and not i.deferred and id(i) not in read_already]
-    if present:
-        for item in rest:
-            item.live_unknown = True
-    else:
-        ctx.parallel(lambda item: get_live(ctx, item), rest)
+    read = dict(zip((id(i) for i in containers), ctx.parallel(lambda item: get_live(ctx, item), containers)))
+    missing_namespaces = {i.name for i in read.values() if i.kind == "Namespace" and i.live is None}
+    found: list[Target] = []
+    for item in items:
+        if id(item) in read:
+            found.append(read[id(item)])
+        elif item.resource is None:
+            found.append(item)
+        elif item.key in listed:
+            found.append(item.but(live=listed[item.key]))
+        elif item.kind != "Namespace" and item.namespace in missing_namespaces:
+            found.append(item.but(deferred=f"its namespace {item.namespace} is created by this run"))
+        else:
+            found.append(item.but(live_unknown=True))
+    if ctx.options.state != "present":
+        # Only an apply may learn from its dry run that an object exists: anything else reads what was not listed.
+        unknown = [i for i, item in enumerate(found) if item.live_unknown]
+        for i, item in zip(unknown, ctx.parallel(lambda item: get_live(ctx, item), [found[i] for i in unknown])):
+            found[i] = item
+    return found
+
+
+def _listed(ctx: Context, items: list[Target], applyset: ApplySet | None) -> dict[Key, dict[str, t.Any]]:
+    """The members of each kind the input uses, by key, one LIST per kind and namespace."""
+    used_in: dict[Resource, set[str]] = {}
+    for item in items:
+        if item.resource:
+            used_in.setdefault(item.resource, set()).update(
+                [item.namespace] if item.resource.namespaced and item.namespace else [])
+    scopes = list(used_in.items())
+    shared = ctx.options.prune and applyset is not None
+    ctx.listings.clear()
+    per_scope = ctx.parallel(lambda scope: _members(ctx, applyset, *scope, shared=shared), scopes)
+    listed: dict[Key, dict[str, t.Any]] = {}
+    for (resource, _where), objects in zip(scopes, per_scope):
+        for obj in objects:
+            meta = obj.get("metadata") or {}
+            listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj
+    return listed

@@ -14,12 +14,12 @@ import typing as t
 from .applyset import PARENT_API_VERSION, ApplySet
 from .context import Context
 from .fields import diff, public, strip
-from .model import Item
+from .model import Step
 from .secrets import redact_changes, redact_object
 
 
-def report(ctx: Context, items: list[Item], pruned: list[dict[str, t.Any]], applyset: ApplySet | None = None,
-           parent: Item | None = None) -> dict[str, t.Any]:
+def report(ctx: Context, items: t.Sequence[Step], pruned: list[dict[str, t.Any]], applyset: ApplySet | None = None,
+           parent: Step | None = None) -> dict[str, t.Any]:
     options = ctx.options
     objects: list[dict[str, t.Any]] = []
     diffs: list[dict[str, t.Any]] = []
@@ -50,7 +50,7 @@ def report(ctx: Context, items: list[Item], pruned: list[dict[str, t.Any]], appl
     }
 
 
-def _entry(ctx: Context, item: Item) -> tuple[dict[str, t.Any], dict[str, t.Any] | None]:
+def _entry(ctx: Context, item: Step) -> tuple[dict[str, t.Any], dict[str, t.Any] | None]:
     options = ctx.options
     secret = item.kind == "Secret"
     entry: dict[str, t.Any] = {
@@ -81,12 +81,12 @@ def _entry(ctx: Context, item: Item) -> tuple[dict[str, t.Any], dict[str, t.Any]
                    "before": redact_object(before, secret), "after": redact_object(after, secret)}
 
 
-def _applyset(ctx: Context, applyset: ApplySet | None, parent: Item | None,
+def _applyset(ctx: Context, applyset: ApplySet | None, parent: Step | None,
               diffs: list[dict[str, t.Any]]) -> dict[str, t.Any]:
     if parent is None or applyset is None:
         return {}
-    if parent.deferred and parent.action == "unchanged":
-        parent.action = "created"  # check mode: its namespace is created by this run
+    # check mode: a parent whose namespace this run creates would be created with it
+    action = "created" if parent.deferred and parent.action == "unchanged" else parent.action
     record = applyset.read(parent.result or parent.desired)[0]
     if parent.changes or (parent.deferred and ctx.options.check_mode):
         header = f"{PARENT_API_VERSION} {parent.label} (apply-set parent)"
@@ -94,7 +94,7 @@ def _applyset(ctx: Context, applyset: ApplySet | None, parent: Item | None,
                       "before": strip(parent.live) if parent.live else {},
                       "after": strip(parent.result if parent.result else parent.desired)})
     return {"name": applyset.name, "namespace": applyset.namespace, "id": applyset.id,
-            "parent": f"{PARENT_API_VERSION} {applyset.label}", "action": parent.action,
+            "parent": f"{PARENT_API_VERSION} {applyset.label}", "action": action,
             "group_kinds": sorted(record.group_kinds), "namespaces": sorted(record.namespaces)}
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .client import KubeError, webhook_failure
-from .model import Item, Problem
+from .model import Desired, Problem
 
 # Field paths inside the API server's messages: strict decoding ('unknown field "spec.x"') and server-side apply
 # ('.spec.x: field not declared in schema', '.spec.replicas: expected numeric ...').
@@ -19,14 +19,14 @@ _APPLY_PATH = re.compile(r'(?:^|: |\n)\.([A-Za-z0-9_$][^\s:]*): ([^\n]+)')
 class WebhookUnavailable(KubeError):
     """An admission webhook could not be called for an object: no retry or other object can do better."""
 
-    def __init__(self, item: Item, webhook: str, exc: KubeError) -> None:
+    def __init__(self, item: Desired, webhook: str, exc: KubeError) -> None:
         super().__init__(f"admission webhook {webhook} failed for {item.api_version} {item.label}: {exc}",
                          exc.status, exc.body)
         self.webhook = webhook
         self.item = item
 
 
-def problems_of(item: Item, exc: KubeError) -> list[Problem]:
+def problems_of(item: Desired, exc: KubeError) -> list[Problem]:
     """One problem per cause the server gave, at the field it names."""
     problems = []
     for cause in exc.causes or [{"message": str(exc)}]:
@@ -52,7 +52,7 @@ def namespace_missing(exc: KubeError) -> bool:
     return exc.status == 404 and details.get("kind") == "namespaces"
 
 
-def fatal(item: Item, exc: KubeError) -> KubeError | None:
+def fatal(item: Desired, exc: KubeError) -> KubeError | None:
     """The refusal stops every other request of the stage (a failed webhook call: each further request would wait
     the webhook's timeout again, with the same answer); None when it is a problem of this object alone."""
     webhook = webhook_failure(exc.body)

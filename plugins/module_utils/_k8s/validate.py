@@ -9,7 +9,7 @@ from __future__ import annotations
 import typing as t
 
 from .context import Context
-from .model import Item, Problem
+from .model import Problem, Target
 from .openapi import served_schemas, validate_custom_resource
 
 Schemas = dict[tuple[str, str], dict[str, t.Any]]
@@ -30,24 +30,26 @@ def live_schemas(ctx: Context) -> Schemas:
     return schemas
 
 
-def validate(ctx: Context, items: list[Item], settled: t.Callable[[Item], bool], cache: list[Schemas]
-             ) -> list[Problem]:
-    """``cache`` keeps the live CRD schemas across the two plans of a run (one LIST of CRDs per run)."""
+def validate(ctx: Context, items: t.Sequence[Target], settled: t.Callable[[Target], bool], cache: list[Schemas]
+             ) -> tuple[list[Problem], frozenset[int]]:
+    """The problems the CRD schemas find, and the input indexes of the objects a schema checked. ``cache`` keeps
+    the live CRD schemas across the two plans of a run (one LIST of CRDs per run)."""
     input_schemas: Schemas = {}
     for item in items:
         if item.kind == "CustomResourceDefinition":
             input_schemas.update(served_schemas(item.desired))
     custom = [i for i in items if may_be_custom(i.api_version) and not settled(i)]
     if not custom:
-        return []
+        return [], frozenset()
     if not cache and any(i.resource for i in custom):
         cache.append(live_schemas(ctx))
     served = cache[0] if cache else {}
     problems: list[Problem] = []
+    checked: set[int] = set()
     for item in custom:
         schema = input_schemas.get((item.api_version, item.kind)) or served.get((item.api_version, item.kind))
         if schema is None:
             continue  # a built-in or aggregated API: the dry run validates it
-        item.validated_by = "crd-schema"
+        checked.add(item.index)
         problems += [item.error(path, message) for path, message in validate_custom_resource(item.desired, schema)]
-    return problems
+    return problems, frozenset(checked)

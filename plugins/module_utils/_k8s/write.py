@@ -12,7 +12,7 @@ import typing as t
 
 from .context import Context
 from .fields import diff, strip
-from .model import KIND_RANK, WRITES, Item, Problem
+from .model import KIND_RANK, WRITES, Problem, Step, Target, WriteAction
 from .plan import Planner, apply_patch
 from .resolve import scope
 from .waits import WaitSpec, wait_for_all
@@ -28,57 +28,67 @@ class PrerequisitesRefused(Exception):
         self.problems = problems
 
 
-def write(ctx: Context, planner: Planner, items: list[Item]) -> None:
+def write(ctx: Context, planner: Planner, steps: t.Sequence[Step]) -> list[Step]:
+    """The steps again, each written one made from the server's answer."""
+    steps = list(steps)
     prerequisites_done = False
-    for rank in sorted({item.rank for item in items}):
+    for rank in sorted({step.rank for step in steps}):
         if not prerequisites_done and rank > KIND_RANK["Namespace"]:
             prerequisites_done = True
-            _after_prerequisites(ctx, planner, items)
-        batch = [i for i in items if i.rank == rank and i.action in WRITES and i.body is not None]
-        ctx.parallel(lambda item: write_one(ctx, item), batch)
+            steps = _after_prerequisites(ctx, planner, steps)
+        batch = [p for p, s in enumerate(steps) if s.rank == rank and s.action in WRITES and s.body is not None]
+        for position, written in zip(batch, ctx.parallel(lambda step: write_one(ctx, step), [steps[p] for p in batch])):
+            steps[position] = written
     if not prerequisites_done:
-        _after_prerequisites(ctx, planner, items)
+        steps = _after_prerequisites(ctx, planner, steps)
+    return steps
 
 
-def write_one(ctx: Context, item: Item) -> None:
-    status, result = apply_patch(ctx, item, item.body or item.desired, force=ctx.options.drift == "revert"
-                                 or item.adopting, dry_run=False)
-    if item.action == "created" and status != 201:
+def write_one(ctx: Context, step: Step) -> Step:
+    status, result = apply_patch(ctx, step, step.body or step.desired, force=ctx.options.drift == "revert"
+                                 or step.adopting, dry_run=False)
+    action = step.action
+    if action == "created" and status != 201:
         # Created by someone else between this run's dry run and its write.
-        item.action = "updated"
-        ctx.warn(f"{item.label} was created by another client while this run planned; it was updated instead")
-    action: t.Any = item.action if item.action in WRITES else "updated"
-    ctx.ledger.record(item.api_version, item.kind, item.namespace, item.name, action, result,
-                      index=None if item.is_parent else item.index, parent=item.is_parent)
-    item.result = result
-    item.changes = diff(strip(item.live), strip(result))
+        action = "updated"
+        ctx.warn(f"{step.label} was created by another client while this run planned; it was updated instead")
+    ctx.ledger.record(step.api_version, step.kind, step.namespace, step.name,
+                      t.cast(WriteAction, action if action in WRITES else "updated"), result,
+                      index=None if step.is_parent else step.index, parent=step.is_parent)
+    return step.but(action=action, result=result, changes=tuple(diff(strip(step.live), strip(result))))
 
 
-def _after_prerequisites(ctx: Context, planner: Planner, items: list[Item]) -> None:
+def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> list[Step]:
     """Wait for the CRDs written, then plan what waited for them (or for a Namespace of this run)."""
-    written_crds = [i for i in items if i.kind == "CustomResourceDefinition" and i.action in WRITES]
+    written_crds = [s for s in steps if s.kind == "CustomResourceDefinition" and s.action in WRITES]
     if written_crds and ctx.options.wait:
-        specs = [WaitSpec(CRD_API_VERSION, "CustomResourceDefinition", i.name, None, condition_type="Established")
-                 for i in written_crds]
+        specs = [WaitSpec(CRD_API_VERSION, "CustomResourceDefinition", s.name, None, condition_type="Established")
+                 for s in written_crds]
         wait_for_all(ctx.connection, ctx.discovery, specs, ctx.options.wait_timeout)
-    deferred = [i for i in items if i.deferred]
+    deferred = [p for p, s in enumerate(steps) if s.deferred]
     if not deferred:
-        return
-    if any(i.resource is None for i in deferred):
+        return steps
+    if any(steps[p].resource is None for p in deferred):
         ctx.discovery.refresh()
     problems: list[Problem] = []
-    ready = []
-    for item in deferred:
-        item.resource = ctx.discovery.find(item.api_version, item.kind)
-        if item.resource is None:
-            problems.append(item.error("kind", "still not served after its CustomResourceDefinition was created"))
+    ready: list[tuple[int, Target]] = []
+    for position in deferred:
+        step = steps[position]
+        resource = ctx.discovery.find(step.api_version, step.kind)
+        if resource is None:
+            problems.append(step.error("kind", "still not served after its CustomResourceDefinition was created"))
             continue
-        problem = scope(ctx, item)
+        target, problem = scope(ctx, Target.of(step, resource=resource, deferred=""))
         if problem is not None:
             problems.append(problem)
             continue
-        item.deferred = ""
-        ready.append(item)
-    problems += planner.plan_all(ready)
+        ready.append((position, target))
+    checked = frozenset(steps[p].index for p, _target in ready if steps[p].validated_by == "crd-schema")
+    planned, found = planner.plan_all([target for _p, target in ready], checked)
+    problems += found
     if problems:
         raise PrerequisitesRefused(problems)
+    steps = list(steps)
+    for (position, _target), step in zip(ready, planned):
+        steps[position] = step
+    return steps

@@ -13,10 +13,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.mode
 
 def test_a_no_op_asks_nothing_and_deferred_objects_ask_create_and_patch():
     assert access.needed([item("a")], [], None) == []
-    waits = item("b")
-    waits.deferred = "its namespace ns is created by this run"
-    parent = item("site")
-    parent.deferred, parent.rank_override = "its namespace ns is created by this run", PARENT_RANK
+    waits = item("b", deferred="its namespace ns is created by this run")
+    parent = item("site", deferred="its namespace ns is created by this run", rank_override=PARENT_RANK)
     assert access.needed([waits, parent], [], None) == [
         ("create", "", "configmaps", "ns", ""), ("patch", "", "configmaps", "ns", ""),
         ("patch", "", "configmaps", "ns", "site")]

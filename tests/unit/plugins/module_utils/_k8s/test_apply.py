@@ -104,8 +104,10 @@ def test_a_persons_object_stops_the_run_before_any_write():
     with pytest.raises(ApplyFailed) as failure:
         run()
     assert connection.write_count == 0 and connection.unused == []
-    [problem] = failure.value.errors
-    assert problem["index"] == 3 and "kubectl-create (Update)" in problem["message"]
+    # Every problem at once, in input order: the person's object, and a kind the server does not serve.
+    refused, unserved = failure.value.errors
+    assert refused["index"] == 3 and "kubectl-create (Update)" in refused["message"]
+    assert (unserved["index"], unserved["path"]) == (4, "kind") and "example.com" in unserved["message"]
     assert failure.value.partial.get("written", []) == []
 
 

@@ -7,15 +7,9 @@ from __future__ import annotations
 
 import typing as t
 
+from k8s_fakes import group
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery
-
-
-def group(name: str, *versions: tuple[str, list[tuple[str, str, bool]]]) -> dict[str, t.Any]:
-    return {"metadata": {"name": name}, "versions": [
-        {"version": version, "resources": [
-            {"resource": plural, "responseKind": {"kind": kind}, "scope": "Namespaced" if namespaced else "Cluster",
-             "verbs": ["get", "list"]} for kind, plural, namespaced in resources]}
-        for version, resources in versions]}
 
 
 class Aggregated:

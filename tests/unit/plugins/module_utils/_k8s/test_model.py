@@ -5,9 +5,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import (
-    Item,
+    Desired,
     Problem,
+    Step,
+    Target,
     ordered,
     summary,
 )
@@ -34,7 +40,19 @@ def test_summary_names_each_problem_by_object_and_path():
 
 
 def test_an_item_names_its_problems_by_api_version_kind_and_place():
-    item = Item(3, {}, "apps/v1", "Deployment", "web", "ns")
+    item = Desired(3, {}, "apps/v1", "Deployment", "web", "ns")
     assert item.error("spec.replicas", "m") == Problem("apps/v1 Deployment ns/web", 3, "spec.replicas", "m")
-    assert Item(0, {}, "v1", "Namespace", "ns").label == "Namespace ns"
-    assert Item(0, {}, "x/v1", "Widget", "w").rank > Item(0, {}, "v1", "Namespace", "n").rank
+    assert Desired(0, {}, "v1", "Namespace", "ns").label == "Namespace ns"
+    assert Desired(0, {}, "x/v1", "Widget", "w").rank > Desired(0, {}, "v1", "Namespace", "n").rank
+
+
+def test_each_stage_makes_a_new_record_from_the_last_and_none_can_be_changed():
+    desired = Desired(3, {"metadata": {"name": "web"}}, "apps/v1", "Deployment", "web", "ns")
+    target = Target.of(desired, live={"metadata": {}}, owner="adopting")
+    step = Step.of(target, action="adopted")
+    assert (step.index, step.key, step.live, step.adopting, step.action) == (
+        3, ("apps/v1", "Deployment", "ns", "web"), {"metadata": {}}, True, "adopted")
+    assert Target.of(step).owner == "adopting" and not hasattr(Target.of(step), "action")   # back: what both hold
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        step.action = "created"  # type: ignore[misc]
+    assert step.but(action="updated").action == "updated" and step.action == "adopted"

@@ -10,7 +10,7 @@ import typing as t
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Target
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.ownership import (
     conflicts,
     is_member,
@@ -37,10 +37,8 @@ def entry(manager: str, operation: str = "Apply", labels: tuple[str, ...] = (), 
 MEMBER = live({PART_OF_LABEL: SET.id}, entry(OURS, labels=(PART_OF_LABEL,)))
 
 
-def item(kind: str = "ConfigMap", api_version: str = "v1", current: dict | None = None) -> Item:
-    found = Item(4, {}, api_version, kind, "x", None if kind == "Namespace" else "kubevirt")
-    found.live = current
-    return found
+def item(kind: str = "ConfigMap", api_version: str = "v1", current: dict | None = None) -> Target:
+    return Target(4, {}, api_version, kind, "x", None if kind == "Namespace" else "kubevirt", live=current)
 
 
 def test_a_member_carries_the_label_and_our_field_manager_applied_it():

@@ -15,7 +15,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.appl
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Resource
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Options, Target
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan import Planner
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import label
 
@@ -33,11 +33,11 @@ def planner(api: FakeAPI, applyset: ApplySet | None = SET, **options: t.Any) -> 
 
 
 def config_map(data: dict[str, str], live: dict[str, t.Any] | None = None, unknown: bool = False,
-               applyset: ApplySet | None = SET) -> Item:
-    item = Item(0, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "ns"},
-                    "data": data}, "v1", "ConfigMap", "cm", "ns", resource=CONFIG_MAPS, live=live, live_unknown=unknown)
-    label(item, applyset)
-    return item
+               applyset: ApplySet | None = SET) -> Target:
+    item = Target(0, {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "cm", "namespace": "ns"},
+                      "data": data}, "v1", "ConfigMap", "cm", "ns", resource=CONFIG_MAPS, live=live,
+                  live_unknown=unknown)
+    return label(item, applyset)
 
 
 def applied_by_us(obj: dict[str, t.Any], **fields: t.Any) -> dict[str, t.Any]:
@@ -52,16 +52,16 @@ def test_a_settled_object_costs_no_request():
     desired = config_map({"k": "v"})
     live = applied_by_us(desired.desired, **{"f:data": {"f:k": {}}})
     api = FakeAPI()
-    item = config_map({"k": "v"}, live=live)
-    assert planner(api).plan_all([item]) == [] and item.action == "unchanged"
+    [step], problems = planner(api).plan_all([config_map({"k": "v"}, live=live)])
+    assert problems == [] and step.action == "unchanged"
     assert api.calls == []
 
 
 def test_a_new_object_is_planned_by_one_dry_run_and_never_read():
     api = FakeAPI()
-    item = config_map({"k": "v"}, unknown=True)
-    assert planner(api).plan_all([item]) == []
-    assert item.action == "created" and api.sent("PATCH", dry_run=True) == [PATCH_PATH] and api.sent("GET") == []
+    [step], problems = planner(api).plan_all([config_map({"k": "v"}, unknown=True)])
+    assert problems == []
+    assert step.action == "created" and api.sent("PATCH", dry_run=True) == [PATCH_PATH] and api.sent("GET") == []
 
 
 PATCH_PATH = PATH
@@ -72,22 +72,21 @@ def test_a_persons_object_found_by_the_dry_run_is_refused_before_anything_is_pla
         "name": "cm", "namespace": "ns", "managedFields": [{"manager": "kubectl-create", "operation": "Update"}]},
         "data": {"k": "mine"}}
     api = FakeAPI({PATH: persons})
-    item = config_map({"k": "v"}, unknown=True)
-    [problem] = planner(api).plan_all([item])
-    assert "kubectl-create (Update)" in problem.message and item.action == "unchanged" and item.body is None
+    [step], [problem] = planner(api).plan_all([config_map({"k": "v"}, unknown=True)])
+    assert "kubectl-create (Update)" in problem.message and step.action == "unchanged" and step.body is None
     assert api.sent("GET") == [PATH] and api.writes == 0
 
-    adopted = config_map({"k": "v"}, unknown=True)
-    assert planner(FakeAPI({PATH: persons}), adopt=True).plan_all([adopted]) == []
-    assert adopted.action == "adopted" and adopted.adopting
+    [adopted], problems = planner(FakeAPI({PATH: persons}), adopt=True).plan_all([config_map({"k": "v"}, unknown=True)])
+    assert problems == [] and adopted.action == "adopted" and adopted.adopting
 
 
 def test_an_existing_namespace_is_shared_applied_without_the_membership_label():
-    namespace = Item(0, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}, "v1", "Namespace", "ns",
-                     resource=NAMESPACES, live={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}})
-    label(namespace, SET)
-    api = FakeAPI({"/api/v1/namespaces/ns": dict(namespace.live or {})})
-    assert planner(api).plan_all([namespace]) == []
+    given = label(Target(0, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}, "v1", "Namespace",
+                         "ns", resource=NAMESPACES,
+                         live={"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}), SET)
+    api = FakeAPI({"/api/v1/namespaces/ns": dict(given.live or {})})
+    [namespace], problems = planner(api).plan_all([given])
+    assert problems == [] and PART_OF_LABEL in given.desired["metadata"]["labels"]   # the input record stays
     assert namespace.shared and PART_OF_LABEL not in namespace.desired["metadata"]["labels"]
     assert namespace.action == "updated"                     # our labels, not the set's
     assert PART_OF_LABEL not in (namespace.body or {})["metadata"]["labels"]
@@ -99,10 +98,9 @@ def test_report_mode_with_an_unchanged_input_writes_nothing_and_reports_the_edit
     live["data"] = {"k": "edited"}
     live["metadata"]["managedFields"].append({"manager": "someone", "operation": "Update",
                                               "fieldsV1": {"f:data": {"f:k": {}}}})
-    item = config_map({"k": "v"}, live=live)
     api = FakeAPI({PATH: live})
-    assert planner(api, drift="report").plan_all([item]) == []
-    assert item.action == "unchanged" and item.body is None
+    [item], problems = planner(api, drift="report").plan_all([config_map({"k": "v"}, live=live)])
+    assert problems == [] and item.action == "unchanged" and item.body is None
     assert [(d["path"], d["managers"]) for d in item.drift] == [("data.k", ["someone"])]
     assert api.writes == 0
 
@@ -122,10 +120,10 @@ def test_without_an_apply_set_a_field_another_manager_set_on_an_object_never_app
         return original(method, target, **options)
 
     api.exchange = refuse_unforced  # type: ignore[method-assign,assignment]
-    item = config_map({"k": "v"}, unknown=True, applyset=None)
-    [problem] = planner(api, applyset=None).plan_all([item])
+    [_step], [problem] = planner(api, applyset=None).plan_all([config_map({"k": "v"}, unknown=True, applyset=None)])
     assert problem.path == "data.k" and 'conflict with "kubectl-create"' in problem.message
     assert "adopt: true" in problem.message and api.writes == 0
 
-    taken = config_map({"k": "v"}, unknown=True, applyset=None)
-    assert planner(api, applyset=None, adopt=True).plan_all([taken]) == [] and taken.action == "updated"
+    [taken], problems = planner(api, applyset=None, adopt=True).plan_all([config_map({"k": "v"}, unknown=True,
+                                                                                      applyset=None)])
+    assert problems == [] and taken.action == "updated"

@@ -7,29 +7,27 @@ from __future__ import annotations
 
 from k8s_fakes import NAMESPACES, SET, FakeAPI, context, item, member, path
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Target
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import read_live
 
 
 def test_listed_members_are_live_and_the_rest_is_left_to_the_dry_run():
     api = FakeAPI({path("a"): member("a"), path("b"): {"metadata": {"name": "b", "namespace": "ns"}}})
-    items = [item("a", 0), item("b", 1), item("c", 2)]
-    read_live(context(api), items, SET)
+    items = read_live(context(api), [item("a", 0), item("b", 1), item("c", 2)], SET)
     assert items[0].live is not None and items[0].live["metadata"]["name"] == "a"
     assert [(i.live, i.live_unknown) for i in items[1:]] == [(None, True), (None, True)]
     assert api.sent("GET") == ["/api/v1/namespaces/ns/configmaps"]   # one list, no GET per object
 
 
 def test_objects_in_a_namespace_this_run_creates_wait_for_it():
-    namespace = Item(0, {"metadata": {"name": "new"}}, "v1", "Namespace", "new", resource=NAMESPACES)
-    waiting = item("a", 1)
-    waiting.namespace = "new"
-    read_live(context(FakeAPI()), [namespace, waiting], SET)
+    namespace = Target(0, {"metadata": {"name": "new"}}, "v1", "Namespace", "new", resource=NAMESPACES)
+    given = item("a", 1).but(namespace="new")
+    namespace, waiting = read_live(context(FakeAPI()), [namespace, given], SET)
+    assert given.deferred == ""                                  # the input record is never changed
     assert namespace.live is None and waiting.deferred == "its namespace new is created by this run"
 
 
 def test_observed_reads_each_object():
     api = FakeAPI({path("a"): {"metadata": {"name": "a"}}})
-    items = [item("a", 0), item("b", 1)]
-    read_live(context(api, state="observed"), items, None)
+    items = read_live(context(api, state="observed"), [item("a", 0), item("b", 1)], None)
     assert items[0].live == {"metadata": {"name": "a"}} and items[1].live is None

@@ -11,8 +11,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.repo
 
 
 def test_a_real_run_is_changed_only_by_what_the_ledger_holds():
-    planned = item("a")
-    planned.action = "created"
+    planned = item("a", action="created")
     ctx = context(FakeAPI())
     assert report(ctx, [planned], [])["changed"] is False      # planned but never confirmed
     ctx.ledger.record("v1", "ConfigMap", "ns", "a", "created", index=0)
@@ -22,17 +21,15 @@ def test_a_real_run_is_changed_only_by_what_the_ledger_holds():
 
 
 def test_check_mode_reports_the_plan():
-    planned = item("a")
-    planned.action = "adopted"
+    planned = item("a", action="adopted", owner="adopting")
     result = report(context(FakeAPI(), check_mode=True), [planned], [])
     assert result["changed"] is True and result["counts"] == {"adopted": 1}
 
 
 def test_a_secret_is_redacted_and_a_shared_object_says_so():
-    secret = item("s")
-    secret.kind, secret.action, secret.shared = "Secret", "updated", True
-    secret.changes = [{"path": "data.k", "_path": ("data", "k"), "op": "change", "before": "a", "after": "b"}]
-    secret.live, secret.result = {"data": {"k": "a"}}, {"data": {"k": "b"}}
+    secret = item("s", action="updated", owner="shared", result={"data": {"k": "b"}},
+                  changes=({"path": "data.k", "_path": ("data", "k"), "op": "change", "before": "a", "after": "b"},)
+                  ).but(kind="Secret", live={"data": {"k": "a"}})
     result = report(context(FakeAPI()), [secret], [])
     entry = result["objects"][0]
     assert entry["membership"] == "shared"

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError, webhook_failure
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Desired
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.server_errors import (
     WebhookUnavailable,
     fatal,
@@ -14,7 +14,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.serv
     problems_of,
 )
 
-ITEM = Item(2, {}, "apps/v1", "Deployment", "web", "ns")
+ITEM = Desired(2, {}, "apps/v1", "Deployment", "web", "ns")
 
 
 def status(code: int, message: str, **details) -> KubeError:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from k8s_fakes import FakeAPI, context
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Item
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Target
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.validate import may_be_custom, validate
 
 CRD = {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
@@ -25,16 +25,17 @@ def test_built_in_groups_are_never_custom():
 
 def test_a_custom_resource_is_checked_against_the_live_crd_once_per_call():
     api = FakeAPI({"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.x.io": CRD})
-    widget = Item(3, {"apiVersion": "x.io/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": "big"}},
-                  "x.io/v1", "Widget", "w", resource=object())  # type: ignore[arg-type]
+    widget = Target(3, {"apiVersion": "x.io/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": "big"}},
+                    "x.io/v1", "Widget", "w", resource=object())  # type: ignore[arg-type]
     cache: list = []
-    problems = validate(context(api), [widget], lambda _i: False, cache)
-    assert [(p.index, p.path) for p in problems] == [(3, "spec.size")] and widget.validated_by == "crd-schema"
+    problems, checked = validate(context(api), [widget], lambda _i: False, cache)
+    assert [(p.index, p.path) for p in problems] == [(3, "spec.size")] and checked == {3}
     validate(context(api), [widget], lambda _i: False, cache)
     assert api.sent("GET") == ["/apis/apiextensions.k8s.io/v1/customresourcedefinitions"]
 
 
 def test_a_settled_object_is_not_validated_again():
     api = FakeAPI()
-    widget = Item(0, {"apiVersion": "x.io/v1", "kind": "Widget", "metadata": {"name": "w"}}, "x.io/v1", "Widget", "w")
-    assert validate(context(api), [widget], lambda _i: True, []) == [] and api.calls == []
+    widget = Target(0, {"apiVersion": "x.io/v1", "kind": "Widget", "metadata": {"name": "w"}}, "x.io/v1", "Widget",
+                    "w")
+    assert validate(context(api), [widget], lambda _i: True, []) == ([], frozenset()) and api.calls == []

@@ -12,20 +12,18 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.write import write, write_one
 
 
-def planned(name: str, index: int, action: str = "created"):
-    found = item(name, index)
-    found.action = action  # type: ignore[assignment]
-    found.body = found.desired
-    return found
+def planned(name: str, index: int, action: str = "created", **decided):
+    found = item(name, index, action=action, **decided)
+    return found.but(body=found.desired)
 
 
 def test_writes_go_in_rank_order_and_into_the_ledger_with_the_parent_marked():
     api = FakeAPI()
     ctx = context(api, workers=1)
-    parent = planned("site", -1)
-    parent.rank_override = PARENT_RANK
+    parent = planned("site", -1, rank_override=PARENT_RANK)
     untouched = planned("same", 2, "unchanged")
-    write(ctx, Planner(ctx), [planned("a", 1), untouched, parent])
+    steps = write(ctx, Planner(ctx), [planned("a", 1), untouched, parent])
+    assert [s.name for s in steps] == ["a", "same", "site"] and steps[1] is untouched
     assert api.sent("PATCH", dry_run=False) == [path("site"), path("a")]
     assert [(e.name, e.parent, e.index) for e in ctx.ledger.entries] == [("site", True, None), ("a", False, 1)]
     assert ctx.ledger.entries[1].resource_version is not None
@@ -35,6 +33,7 @@ def test_a_create_that_finds_the_object_is_recorded_as_an_update_with_a_warning(
     api = FakeAPI({path("a"): {"metadata": {"name": "a", "namespace": "ns"}}})
     ctx = context(api)
     target = planned("a", 0)
-    write_one(ctx, target)
-    assert target.action == "updated" and ctx.ledger.written()[0]["action"] == "updated"
+    written = write_one(ctx, target)
+    assert target.action == "created"                           # the plan's record is never changed
+    assert written.action == "updated" and written.result is not None and ctx.ledger.written()[0]["action"] == "updated"
     assert any("created by another client" in w for w in ctx.warnings)
