@@ -50,7 +50,7 @@ def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = N
         for field in SERVER_FIELDS:
             desired["metadata"].pop(field, None)
         item = Desired(index, desired, obj["apiVersion"], obj["kind"], desired["metadata"]["name"],
-                    desired["metadata"].get("namespace"))
+                       desired["metadata"].get("namespace"))
         if item.key in seen:
             problems.append(item.error("metadata.name", f"duplicate of {origin(origins, seen[item.key])}"))
         seen[item.key] = index

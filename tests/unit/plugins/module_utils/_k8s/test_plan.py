@@ -124,6 +124,6 @@ def test_without_an_apply_set_a_field_another_manager_set_on_an_object_never_app
     assert problem.path == "data.k" and 'conflict with "kubectl-create"' in problem.message
     assert "adopt: true" in problem.message and api.writes == 0
 
-    [taken], problems = planner(api, applyset=None, adopt=True).plan_all([config_map({"k": "v"}, unknown=True,
-                                                                                      applyset=None)])
+    given = config_map({"k": "v"}, unknown=True, applyset=None)
+    [taken], problems = planner(api, applyset=None, adopt=True).plan_all([given])
     assert problems == [] and taken.action == "updated"

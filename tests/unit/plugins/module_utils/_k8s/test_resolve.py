@@ -16,7 +16,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.reso
 def obj(kind: str, api_version: str = "v1", namespace: str | None = None, index: int = 0) -> Desired:
     metadata = {"name": "x", **({"namespace": namespace} if namespace else {})}
     return Desired(index, {"apiVersion": api_version, "kind": kind, "metadata": metadata}, api_version, kind, "x",
-                namespace)
+                   namespace)
 
 
 def test_scope_and_namespace_come_from_discovery_and_the_namespace_option():
