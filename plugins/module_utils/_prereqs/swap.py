@@ -14,16 +14,16 @@ from decimal import Decimal
 
 from .._common.golang import quantity_value
 from .common import (
-    DNS_LABEL,
     Problems,
     check_keys,
     check_label_map,
     control_plane_vm_nodes,
-    is_control_plane,
     path,
     selector_matches,
     version_tuple,
 )
+from .machine_configs import check_custom_pool, kubelet_config, machine_config_pool, swap_machine_config, swap_pools
+from .wasp import wasp_objects, wasp_upgrade
 
 MIB = Decimal(1024 * 1024)
 WORKER_SELECTOR = {"node-role.kubernetes.io/worker": ""}
@@ -31,7 +31,6 @@ KEYS = frozenset(("overcommit_percent", "mechanism", "node_selector", "swap_beha
                   "hco_api_version", "swap_file", "swap_device", "wasp", "encrypt", "pool"))
 WASP_KEYS = frozenset(("namespace", "image", "csv", "related_images", "prometheus_rule", "extra_env", "upgrade_from",
                        "previous_kubelet_config"))
-WASP_IMAGE = "quay.io/openshift-virtualization/wasp-agent:v1.2.2"
 AUTOPILOT_ANNOTATION = "platform.kubevirt.io/autopilot"
 AUTOPILOT_SWAP_FILE = "/var/tmp/ocpswap.file"
 MECHANISMS = ("auto", "wasp-agent", "limited-swap", "autopilot")
@@ -39,10 +38,6 @@ MECHANISMS = ("auto", "wasp-agent", "limited-swap", "autopilot")
 AUTOPILOT_ACTIVATION = {"file": {"what": AUTOPILOT_SWAP_FILE, "priority": 10},
                         "partition": {"what": "/dev/disk/by-partlabel/OCPSWAP", "priority": 100}}
 HCO_API_VERSIONS = ("hco.kubevirt.io/v1beta1", "hco.kubevirt.io/v1")
-# Eviction settings the agent dropped in wasp-agent@217a31c (FSROOT in @fd075f2): an old template still setting them
-# belongs to an old image, which panics when they are unset.
-OBSOLETE_WASP_ENV = ("SWAP_UTILIZATION_THRESHOLD_FACTOR", "MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND",
-                     "MAX_AVERAGE_SWAP_OUT_PAGES_PER_SECOND", "AVERAGE_WINDOW_SIZE_SECONDS", "FSROOT")
 
 
 def swap_mib(memory: t.Any, overcommit_percent: int) -> int:
@@ -112,7 +107,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     if overcommit > 100 and not problems.errors:
         if platform == "openshift":
             custom = check_custom_pool(spec, selected, problems)
-            result["pools"] = _pools(spec, selected, problems)
+            result["pools"] = swap_pools(spec, selected, problems)
             if not problems.errors:
                 _openshift(spec, version, mechanism, result, problems)
                 if custom is not None:
@@ -279,243 +274,5 @@ def _openshift(spec: t.Mapping[str, t.Any], version: tuple[int, int], mechanism:
     else:
         result["mechanism"] = "wasp-agent"
         objects += wasp_objects(spec.get("wasp") or {}, openshift=True, problems=problems)
-        result["delete_first"] = _wasp_upgrade(spec.get("wasp") or {}, problems)
+        result["delete_first"] = wasp_upgrade(spec.get("wasp") or {}, problems)
     result["objects"] = objects
-
-
-def _pools(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mapping[str, t.Any]], problems: Problems) -> list[str]:
-    """The MachineConfigPools the VM nodes are in: master for control-plane nodes (a compact or single-node cluster,
-    whose worker pool is empty), the custom pool of O(pool) or else worker for the others. A MachineConfig reaches
-    every node of its pool."""
-    custom = spec.get("pool")
-    role = "worker" if custom is None else str(custom)
-    pools = sorted({"master" if is_control_plane(n) else role for n in selected}) or [role]
-    members_label = f"node-role.kubernetes.io/{role}"
-    others = [str(n.get("name")) for n in spec.get("nodes") or [] if isinstance(n, dict) and n not in selected
-              and not is_control_plane(n) and members_label in (n.get("labels") or {})]
-    if custom is None and others:
-        problems.warn(f"the worker pool's MachineConfig reaches every worker: {', '.join(others)} get swap too "
-                      "although node_selector leaves them out; set swap.pool to give the VM nodes a custom "
-                      "MachineConfigPool")
-    elif others:
-        problems.warn(f"{', '.join(others)} carry {members_label}, so the {role} pool's MachineConfig gives them swap "
-                      "too although node_selector leaves them out")
-    return pools
-
-
-def check_custom_pool(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mapping[str, t.Any]],
-                      problems: Problems) -> str | None:
-    """O(pool): a custom MachineConfigPool for the selected workers (OpenShift only). A node joins it by its
-    node-role label, which this collection does not set on Nodes: the inventory must show it."""
-    custom = spec.get("pool")
-    if custom is None:
-        return None
-    if not isinstance(custom, str) or not DNS_LABEL.match(custom) or len(custom) > 63:
-        problems.error("pool", "must be a MachineConfigPool name: lower-case letters, digits and '-', at most 63")
-        return None
-    if custom in ("worker", "master"):
-        problems.error("pool", f"{custom} is a built-in pool; leave pool unset to use it")
-        return None
-    if spec.get("platform", "kubernetes") != "openshift":
-        problems.error("pool", "MachineConfigPools exist on OpenShift only; leave pool unset on Kubernetes")
-        return None
-    label = f"node-role.kubernetes.io/{custom}"
-    unlabelled = [str(n.get("name")) for n in selected
-                  if not is_control_plane(n) and label not in (n.get("labels") or {})]
-    if unlabelled:
-        problems.error("pool", f"the label {label}, by which a node joins the {custom} pool, is missing on "
-                               f"{', '.join(unlabelled)}: label them (oc label node NAME {label}=) and list it in "
-                               "their node_labels")
-    return custom
-
-
-def machine_config_pool(name: str) -> dict[str, t.Any]:
-    """A custom pool as OpenShift documents it: the worker MachineConfigs plus its own, for nodes labelled with its
-    role; the pools.operator label is what a KubeletConfig selects it by."""
-    return {
-        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfigPool",
-        "metadata": {"name": name, "labels": {f"pools.operator.machineconfiguration.openshift.io/{name}": ""}},
-        "spec": {
-            "machineConfigSelector": {"matchExpressions": [{
-                "key": "machineconfiguration.openshift.io/role", "operator": "In", "values": ["worker", name]}]},
-            "nodeSelector": {"matchLabels": {f"node-role.kubernetes.io/{name}": ""}},
-        },
-    }
-
-
-def kubelet_config(pool: str = "worker") -> dict[str, t.Any]:
-    return {
-        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
-        "metadata": {"name": f"{pool}-swap"},
-        "spec": {"machineConfigPoolSelector": {"matchLabels": {
-            f"pools.operator.machineconfiguration.openshift.io/{pool}": ""}},
-            "kubeletConfig": {"failSwapOn": False}},
-    }
-
-
-def swap_machine_config(size_mib: int, swap_file: str, ignition: str, *, activate: bool,
-                        pool: str = "worker") -> dict[str, t.Any]:
-    """Provisioning and activation as separate units, so swap is back on after every reboot."""
-    provision = (
-        f"[Unit]\nDescription=Provision the swap file\nConditionPathExists=!{swap_file}\n"
-        "[Service]\nType=oneshot\n"
-        f"ExecStart=/bin/sh -c 'fallocate -l {size_mib}M {swap_file} && chmod 600 {swap_file} && mkswap {swap_file}'\n"
-        "[Install]\nWantedBy=kubelet-dependencies.target\n"
-    )
-    units: list[dict[str, t.Any]] = [{"name": "swap-provision.service", "enabled": True, "contents": provision}]
-    if activate:
-        units.append({"name": "swap-enable.service", "enabled": True, "contents": (
-            "[Unit]\nDescription=Activate the swap file on every boot\nAfter=swap-provision.service\n"
-            f"Requires=swap-provision.service\nConditionPathExists={swap_file}\nBefore=kubelet-dependencies.target\n"
-            f"[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/bin/sh -c 'swapon --show=NAME --noheadings "
-            f"| grep -qx {swap_file} || swapon {swap_file}'\n"
-            "[Install]\nRequiredBy=kubelet-dependencies.target\n")})
-        units.append({"name": "system.slice", "dropins": [{"name": "10-no-swap.conf", "contents":
-                                                           "[Slice]\nMemorySwapMax=0\n"}]})
-    return {
-        "apiVersion": "machineconfiguration.openshift.io/v1", "kind": "MachineConfig",
-        "metadata": {"name": f"90-{pool}-swap", "labels": {"machineconfiguration.openshift.io/role": pool}},
-        "spec": {"config": {"ignition": {"version": ignition}, "systemd": {"units": units}}},
-    }
-
-
-def wasp_image(options: t.Mapping[str, t.Any], problems: Problems | None = None) -> str:
-    """The image: given, else the wasp-agent entry of the HCO CSV's relatedImages, else the upstream release."""
-    if options.get("image"):
-        return str(options["image"])
-    related = options.get("related_images")
-    if related is None and isinstance(options.get("csv"), dict):
-        related = (options["csv"].get("spec") or {}).get("relatedImages")
-    for entry in related or []:
-        if isinstance(entry, dict) and "wasp-agent" in str(entry.get("name", "")) and entry.get("image"):
-            return str(entry["image"])
-    if related is not None and problems is not None:
-        problems.error("wasp.related_images", "no wasp-agent entry in the CSV's relatedImages")
-    return WASP_IMAGE
-
-
-def obsolete_wasp_env(daemonset: t.Mapping[str, t.Any]) -> list[str]:
-    """Warnings for a wasp-agent DaemonSet that still sets the removed eviction variables."""
-    warnings = []
-    pod = ((daemonset.get("spec") or {}).get("template") or {}).get("spec") or {}
-    for container in pod.get("containers") or []:
-        for variable in container.get("env") or []:
-            if variable.get("name") in OBSOLETE_WASP_ENV:
-                warnings.append(f"wasp-agent container {container.get('name')}: {variable['name']} is obsolete "
-                                "(eviction settings were removed in wasp-agent@217a31c, FSROOT in @fd075f2); "
-                                "drop it together with the old image")
-    return warnings
-
-
-def _wasp_upgrade(options: t.Mapping[str, t.Any], problems: Problems) -> list[dict[str, t.Any]]:
-    """Objects of a wasp-agent v1.0 installation that the current one replaces (deleted before applying)."""
-    previous = options.get("upgrade_from")
-    if previous is None:
-        return []
-    if str(previous) != "1.0":
-        problems.error("wasp.upgrade_from", "only 1.0 needs an upgrade step (later releases are applied in place)")
-        return []
-    old_config = options.get("previous_kubelet_config")
-    if not isinstance(old_config, str) or not old_config:
-        problems.error("wasp.previous_kubelet_config", "name the KubeletConfig created for wasp-agent 1.0 (with "
-                                                       "evictionSoft): it is replaced by one with failSwapOn only")
-        old_config = ""
-    removed = [{"apiVersion": "monitoring.openshift.io/v1", "kind": "AlertingRule",
-                "metadata": {"name": "wasp-alerts", "namespace": "openshift-monitoring"}}]
-    if old_config and old_config != kubelet_config()["metadata"]["name"]:
-        removed.append({"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
-                        "metadata": {"name": old_config}})
-    return removed
-
-
-def wasp_objects(options: t.Mapping[str, t.Any], *, openshift: bool,
-                 problems: Problems | None = None) -> list[dict[str, t.Any]]:
-    """The manual wasp-agent deployment with least privilege (pods watch/list, not cluster-admin)."""
-    namespace = options.get("namespace", "wasp")
-    labels = {"wasp.io": ""}
-    if openshift and options.get("prometheus_rule", True):
-        labels["openshift.io/cluster-monitoring"] = "true"
-    subject = {"kind": "ServiceAccount", "name": "wasp", "namespace": namespace}
-    objects: list[dict[str, t.Any]] = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
-        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "wasp", "namespace": namespace}},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "metadata": {"name": "wasp-cluster"},
-         "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["watch", "list"]}]},
-        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding", "metadata": {"name": "wasp"},
-         "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "wasp-cluster"},
-         "subjects": [subject]},
-    ]
-    if openshift:
-        objects.append(_scc(namespace))
-    daemonset = _daemonset(namespace, wasp_image(options, problems))
-    extra_env = options.get("extra_env") or []
-    daemonset["spec"]["template"]["spec"]["containers"][0]["env"] += [dict(e) for e in extra_env]
-    if problems is not None:
-        for warning in obsolete_wasp_env(daemonset):
-            problems.warn(warning)
-    objects.append(daemonset)
-    if options.get("prometheus_rule", openshift):
-        objects.append(_prometheus_rule(namespace))
-    return objects
-
-
-def _scc(namespace: str) -> dict[str, t.Any]:
-    return {
-        "apiVersion": "security.openshift.io/v1", "kind": "SecurityContextConstraints",
-        "metadata": {"name": "wasp"},
-        "allowPrivilegedContainer": True, "allowHostDirVolumePlugin": True, "allowHostIPC": True,
-        "allowHostNetwork": True, "allowHostPID": True, "allowHostPorts": True, "allowPrivilegeEscalation": True,
-        "allowedCapabilities": ["*"], "allowedUnsafeSysctls": ["*"], "readOnlyRootFilesystem": False,
-        "runAsUser": {"type": "RunAsAny"}, "seLinuxContext": {"type": "RunAsAny"},
-        "fsGroup": {"type": "RunAsAny"}, "supplementalGroups": {"type": "RunAsAny"},
-        "seccompProfiles": ["*"], "volumes": ["*"], "users": [f"system:serviceaccount:{namespace}:wasp"],
-    }
-
-
-def _daemonset(namespace: str, image: str) -> dict[str, t.Any]:
-    return {
-        "apiVersion": "apps/v1", "kind": "DaemonSet",
-        "metadata": {"name": "wasp-agent", "namespace": namespace, "labels": {"app": "wasp", "tier": "node"}},
-        "spec": {
-            "selector": {"matchLabels": {"name": "wasp"}},
-            "updateStrategy": {"type": "RollingUpdate",
-                               "rollingUpdate": {"maxUnavailable": "10%", "maxSurge": 0}},
-            "template": {
-                "metadata": {"labels": {"name": "wasp"}, "annotations": {"description": "swap for burstable pods"}},
-                "spec": {
-                    "serviceAccountName": "wasp", "hostPID": True, "hostUsers": True,
-                    "priorityClassName": "system-node-critical", "terminationGracePeriodSeconds": 5,
-                    "containers": [{
-                        "name": "wasp-agent", "image": image, "imagePullPolicy": "IfNotPresent",
-                        "securityContext": {"privileged": True},
-                        "resources": {"requests": {"cpu": "100m", "memory": "50M"}},
-                        "env": [{"name": "VERBOSITY", "value": "1"},
-                                {"name": "NODE_NAME", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
-                        "volumeMounts": [{"name": "host", "mountPath": "/host"},
-                                         {"name": "rootfs", "mountPath": "/rootfs"}],
-                    }],
-                    "volumes": [{"name": "host", "hostPath": {"path": "/"}},
-                                {"name": "rootfs", "hostPath": {"path": "/"}}],
-                },
-            },
-        },
-    }
-
-
-def _prometheus_rule(namespace: str) -> dict[str, t.Any]:
-    return {
-        "apiVersion": "monitoring.coreos.com/v1", "kind": "PrometheusRule",
-        "metadata": {"name": "wasp-rules", "namespace": namespace, "labels": {"tier": "node", "wasp.io": ""}},
-        "spec": {"groups": [{"name": "alerts.rules", "rules": [{
-            "alert": "NodeHighSwapActivity",
-            "expr": "rate(node_vmstat_pswpout[1m]) > 200 and rate(node_vmstat_pswpin[1m]) > 200",
-            "for": "1m",
-            "labels": {"severity": "warning", "operator_health_impact": "warning",
-                       "kubernetes_operator_part_of": "kubevirt", "kubernetes_operator_component": "kubevirt"},
-            "annotations": {
-                "summary": "High swap activity detected at {{ $labels.instance }}",
-                "description": "Node {{ $labels.instance }} swaps in and out more than 200 pages per second.",
-                "runbook_url": "https://github.com/openshift-virtualization/wasp-agent/tree/main/docs/runbooks/"
-                               "NodeHighSwapActivity.md"},
-        }]}]},
-    }

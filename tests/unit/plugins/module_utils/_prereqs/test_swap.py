@@ -7,21 +7,9 @@ from __future__ import annotations
 
 import pytest
 import vectors
+from swap_specs import WORKER, errors_of, node
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import swap
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
-
-WORKER = {"node-role.kubernetes.io/worker": ""}
-
-
-def node(name="w1", memory="64Gi", **extra):
-    return {"name": name, "memory": memory, "labels": dict(WORKER), **extra}
-
-
-def errors_of(spec):
-    with pytest.raises(PrerequisiteError) as failure:
-        swap.plan(spec)
-    return {(e.path, e.message) for e in failure.value.errors}
 
 
 @pytest.mark.parametrize("memory, percent, expected", [
@@ -87,36 +75,6 @@ def test_a_tainted_control_plane_and_short_disks_are_refused_together():  # SU-0
     assert paths == {"node_selector", "nodes[1].disk_free"}
     assert ("nodes[1].disk_free", "node w2 needs 32768 MiB of swap but reports only 20480 MiB free") in problems
     assert any(p == "node_selector" and "cp1, which is tainted" in m for p, m in problems)
-
-
-COMPACT = [node(f"cp{n}", labels={"node-role.kubernetes.io/master": "", "node-role.kubernetes.io/control-plane": "",
-                                  **WORKER}) for n in (1, 2, 3)]
-
-
-def test_compact_openshift_gets_swap_on_the_master_pool_with_a_warning():
-    result = swap.plan({"platform": "openshift", "version": "4.19", "hco_version": "1.14", "overcommit_percent": 150,
-                        "nodes": COMPACT})
-    configs = [o for o in result["objects"] if o["kind"] in ("MachineConfig", "KubeletConfig")]
-    assert [(o["kind"], o["metadata"]["name"]) for o in configs] == [("KubeletConfig", "master-swap"),
-                                                                     ("MachineConfig", "90-master-swap")]
-    assert configs[1]["metadata"]["labels"] == {"machineconfiguration.openshift.io/role": "master"}
-    assert configs[0]["spec"]["machineConfigPoolSelector"]["matchLabels"] == {
-        "pools.operator.machineconfiguration.openshift.io/master": ""}
-    assert any("cp1, cp2, cp3 run VMs" in w and "reboots" in w for w in result["warnings"])
-
-
-def test_masters_and_workers_running_vms_get_one_machineconfig_per_pool():
-    nodes = [*COMPACT, node("w1"), node("w2")]
-    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes})
-    assert [o["metadata"]["name"] for o in result["objects"]] == ["90-master-swap", "90-worker-swap"]
-    assert any("master pool's kubelet" in w for w in result["warnings"])
-
-
-def test_a_worker_pool_machineconfig_reaching_unselected_workers_is_said():
-    nodes = [node("w1", labels={**WORKER, "vms": "yes"}), node("w2")]
-    result = swap.plan({"platform": "openshift", "version": "4.20", "overcommit_percent": 150, "nodes": nodes,
-                        "node_selector": {"vms": "yes"}})
-    assert any("w2 get swap too" in w and "custom MachineConfigPool" in w for w in result["warnings"])
 
 
 def test_single_node_kubernetes_gets_swap_on_its_control_plane_node():
@@ -244,49 +202,6 @@ def test_autopilot_swap_partition():  # SU-03 and SU-04: what the autopilot's un
     assert errors_of(dict(base, swap_device="zram")) == {("swap_device", "must be file or partition")}
 
 
-def test_wasp_image_from_the_hco_csv():  # WA-02
-    csv = {"spec": {"relatedImages": [
-        {"name": "hyperconverged-cluster-operator", "image": "registry.example/hco@sha256:1"},
-        {"name": "wasp-agent", "image": "registry.example/wasp-agent-rhel9@sha256:2"}]}}
-    base = {"platform": "openshift", "version": "4.18", "overcommit_percent": 150, "nodes": [node()]}
-    result = swap.plan(dict(base, wasp={"csv": csv}))
-    daemonset = next(o for o in result["objects"] if o["kind"] == "DaemonSet")
-    assert daemonset["spec"]["template"]["spec"]["containers"][0]["image"] == "registry.example/wasp-agent-rhel9@sha256:2"
-    assert errors_of(dict(base, wasp={"related_images": csv["spec"]["relatedImages"][:1]})) == {
-        ("wasp.related_images", "no wasp-agent entry in the CSV's relatedImages")}
-    given = swap.plan(dict(base, wasp={"csv": csv, "image": "mirror.example/wasp:v1"}))
-    assert next(o for o in given["objects"] if o["kind"] == "DaemonSet")["spec"]["template"]["spec"][
-        "containers"][0]["image"] == "mirror.example/wasp:v1"
-
-
-def test_upgrade_from_wasp_agent_1_0():  # WA-04
-    base = {"platform": "openshift", "version": "4.17", "hco_version": "1.14", "overcommit_percent": 150,
-            "nodes": [node()]}
-    result = swap.plan(dict(base, wasp={"upgrade_from": "1.0", "previous_kubelet_config": "custom-config"}))
-    assert result["delete_first"] == [
-        {"apiVersion": "monitoring.openshift.io/v1", "kind": "AlertingRule",
-         "metadata": {"name": "wasp-alerts", "namespace": "openshift-monitoring"}},
-        {"apiVersion": "machineconfiguration.openshift.io/v1", "kind": "KubeletConfig",
-         "metadata": {"name": "custom-config"}}]
-    kubelet = next(o for o in result["objects"] if o["kind"] == "KubeletConfig")
-    assert kubelet["spec"]["kubeletConfig"] == {"failSwapOn": False}  # no evictionSoft any more
-    assert "DaemonSet" in {o["kind"] for o in result["objects"]}
-    assert errors_of(dict(base, wasp={"upgrade_from": "1.0"})) == {
-        ("wasp.previous_kubelet_config", ("name the KubeletConfig created for wasp-agent 1.0 (with evictionSoft): it "
-                                          "is replaced by one with failSwapOn only"))}
-    assert swap.plan(base)["delete_first"] == []
-
-
-def test_obsolete_eviction_variables_warn():  # WA-05
-    base = {"platform": "openshift", "version": "4.18", "overcommit_percent": 150, "nodes": [node()]}
-    result = swap.plan(dict(base, wasp={"extra_env": [{"name": "MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND",
-                                                       "value": "1000"}]}))
-    assert [w for w in result["warnings"] if "obsolete" in w] == [
-        ("wasp-agent container wasp-agent: MAX_AVERAGE_SWAP_IN_PAGES_PER_SECOND is obsolete (eviction settings were "
-         "removed in wasp-agent@217a31c, FSROOT in @fd075f2); drop it together with the old image")]
-    assert not [w for w in swap.plan(base)["warnings"] if "obsolete" in w]
-
-
 @pytest.mark.parametrize("args, kwargs, expected", [
     (("4Gi", "64Gi", "32Gi"), {"limit": "8Gi"}, 2147483648),                 # LS-01
     (("1Gi", "16Gi", "8Gi"), {}, 536870912),                                 # LS-02
@@ -300,77 +215,8 @@ def test_per_container_swap_limit(args, kwargs, expected):
     assert swap.container_swap_limit(*args, **kwargs) == expected
 
 
-def test_an_hco_that_deploys_wasp_agent_gets_no_second_one_whatever_the_openshift_version():
-    for hco_version in ("1.16", "1.20"):
-        result = swap.plan({"platform": "openshift", "version": "4.19", "hco_version": hco_version,
-                            "overcommit_percent": 150, "nodes": [node()]})
-        assert result["mechanism"] == "wasp-agent-hco"
-        assert [o["kind"] for o in result["objects"]] == ["KubeletConfig", "MachineConfig"]
-    manual = swap.plan({"platform": "openshift", "version": "4.20", "hco_version": "1.14", "overcommit_percent": 150,
-                        "nodes": [node()]})
-    assert manual["mechanism"] == "wasp-agent" and "DaemonSet" in [o["kind"] for o in manual["objects"]]
-
-
 def test_no_version_is_needed_without_overcommit():
     result = swap.plan({"overcommit_percent": 100, "nodes": [node()]})
     assert result["mechanism"] == "none" and result["swap_mib"] == 0
     assert ("version", "None is not a MAJOR.MINOR version") in errors_of({"overcommit_percent": 150,
                                                                          "nodes": [node()]})
-
-
-SWAP_POOL = "node-role.kubernetes.io/worker-swap"
-
-
-def test_a_custom_pool_gives_swap_to_the_selected_workers_only():
-    nodes = [node("w1", labels={**WORKER, SWAP_POOL: ""}), node("w2", labels={**WORKER, SWAP_POOL: ""}), node("w3")]
-    result = swap.plan({"platform": "openshift", "version": "4.18", "hco_version": "1.14", "overcommit_percent": 150,
-                        "nodes": nodes, "node_selector": {SWAP_POOL: ""}, "pool": "worker-swap"})
-    pool, *configs = [o for o in result["objects"] if o["apiVersion"].startswith("machineconfiguration")]
-    assert pool["kind"] == "MachineConfigPool" and pool["metadata"]["name"] == "worker-swap"
-    # The worker pool's MachineConfigs and its own, on the nodes labelled with its role.
-    assert pool["spec"]["machineConfigSelector"]["matchExpressions"] == [
-        {"key": "machineconfiguration.openshift.io/role", "operator": "In", "values": ["worker", "worker-swap"]}]
-    assert pool["spec"]["nodeSelector"] == {"matchLabels": {SWAP_POOL: ""}}
-    kubelet = next(o for o in configs if o["kind"] == "KubeletConfig")
-    machine = next(o for o in configs if o["kind"] == "MachineConfig")
-    # The KubeletConfig selects the pool by a label the pool carries; the MachineConfig names the pool's role.
-    assert set(kubelet["spec"]["machineConfigPoolSelector"]["matchLabels"]) <= set(pool["metadata"]["labels"])
-    assert machine["metadata"]["labels"] == {"machineconfiguration.openshift.io/role": "worker-swap"}
-    assert result["pools"] == ["worker-swap"]
-    assert not any("get swap too" in w for w in result["warnings"])  # w3 stays in the worker pool, without swap
-
-
-def test_a_custom_pool_needs_its_role_label_on_every_selected_worker():
-    nodes = [node("w1", labels={**WORKER, "vms": "yes"}), node("w2", labels={**WORKER, "vms": "yes", SWAP_POOL: ""})]
-    assert errors_of({"platform": "openshift", "version": "4.20", "overcommit_percent": 150, "nodes": nodes,
-                      "node_selector": {"vms": "yes"}, "pool": "worker-swap"}) == {
-        ("pool", (f"the label {SWAP_POOL}, by which a node joins the worker-swap pool, is missing on w1: label them "
-                  f"(oc label node NAME {SWAP_POOL}=) and list it in their node_labels"))}
-
-
-def test_a_custom_pool_member_left_out_by_the_selector_is_said():
-    nodes = [node("w1", labels={**WORKER, "vms": "yes", SWAP_POOL: ""}), node("w2", labels={**WORKER, SWAP_POOL: ""})]
-    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes,
-                        "node_selector": {"vms": "yes"}, "pool": "worker-swap"})
-    assert any(w.startswith("w2 carry node-role.kubernetes.io/worker-swap") for w in result["warnings"])
-
-
-def test_a_compact_cluster_keeps_the_master_pool_for_its_control_plane_with_a_custom_pool():
-    nodes = [*COMPACT, node("w1", labels={**WORKER, SWAP_POOL: ""})]
-    result = swap.plan({"platform": "openshift", "version": "4.21", "overcommit_percent": 150, "nodes": nodes,
-                        "pool": "worker-swap"})
-    assert result["pools"] == ["master", "worker-swap"]
-    assert [o["metadata"]["name"] for o in result["objects"]] == ["worker-swap", "90-master-swap",
-                                                                  "90-worker-swap-swap"]
-
-
-@pytest.mark.parametrize("platform, pool, message", [
-    ("openshift", "Worker_Swap", "must be a MachineConfigPool name: lower-case letters, digits and '-', at most 63"),
-    ("openshift", "worker", "worker is a built-in pool; leave pool unset to use it"),
-    ("kubernetes", "worker-swap", "MachineConfigPools exist on OpenShift only; leave pool unset on Kubernetes"),
-])
-def test_a_custom_pool_that_cannot_be_is_refused(platform, pool, message):
-    nodes = [node("w1", labels={**WORKER, SWAP_POOL: ""})]
-    version = "4.20" if platform == "openshift" else "1.33"
-    assert errors_of({"platform": platform, "version": version, "overcommit_percent": 150, "nodes": nodes,
-                      "pool": pool}) == {("pool", message)}
