@@ -99,6 +99,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[str, str], ovn_nics: set[str],
             spec: t.Mapping[str, t.Any], cni_version: tuple[int, int] | None,
             existing_names: set[t.Any]) -> tuple[list[dict[str, t.Any]], list[tuple[str, str]]]:
+    """One bridge: its policy and its networks, and the NICs the nodes must have (with where they were named)."""
     if not isinstance(bridge, dict):
         problems.error(where, "must be a mapping")
         return [], []
@@ -111,18 +112,7 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
     state = bridge.get("state", "present")
     if state not in ("present", "absent"):
         problems.error(path(where, "state"), "must be present or absent")
-    ports = bridge.get("ports") or []
-    if not ports or not all(isinstance(p, str) and p for p in ports):
-        problems.error(path(where, "ports"), "list the NIC(s) to attach")
-        ports = [p for p in ports if isinstance(p, str)]
-    for port in ports:
-        if port in ports_in_use:
-            problems.error(path(where, "ports"), f"port {port} is already a port of bridge {ports_in_use[port]} "
-                                                 "(an interface can belong to one controller only)")
-        ports_in_use[port] = name
-        if port in ovn_nics:
-            problems.error(path(where, "ports"), f"{port} is a port of the OVN-Kubernetes bridge br-ex: use a second "
-                                                 "NIC, or an OVN localnet secondary network (ovn.bridge-mappings)")
+    ports = _ports(problems, where, bridge, name, ports_in_use, ovn_nics)
     selector = check_label_map(problems, path(where, "node_selector"), bridge.get("node_selector", WORKER_SELECTOR))
     trunk = vlan_ranges(problems, path(where, "vlans"), bridge.get("vlans"))
     native = bridge.get("native_vlan")
@@ -143,49 +133,16 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
         policy_spec["maxUnavailable"] = bridge["max_unavailable"]
     nics = [(port, path(where, "ports")) for port in ports]
     if state == "absent":
-        # Deleting an NNCP never reverts it: removal is a policy that sets the bridge absent (and, for a bridge that
-        # held the node IP, gives the address back to the NIC in the same policy).
-        interfaces: list[dict[str, t.Any]] = [{"name": name, "type": "linux-bridge", "state": "absent"}]
-        if carries_ip and ports:
-            interfaces.append({"name": ports[0], "type": "ethernet", "state": "up",
-                               "ipv4": {"enabled": True, "dhcp": True}})
-        if bridge.get("networks"):
-            problems.error(path(where, "networks"), "a bridge being removed cannot carry networks")
-        policy_spec["desiredState"] = {"interfaces": interfaces}
+        policy_spec["desiredState"] = {"interfaces": _absent_interfaces(problems, where, bridge, name, ports)}
         problems.warn(f"{where}: keep policy {policy_name} (state absent) until every node reports it Available; "
                       "deleting it earlier leaves the bridge on the nodes")
         return [_nncp(policy_name, policy_spec)], nics
-    interface: dict[str, t.Any] = {"name": name, "type": "linux-bridge", "state": "up"}
-    port_entries = []
-    for port in ports:
-        entry: dict[str, t.Any] = {"name": "{{ capture.base-iface.interfaces.0.name }}" if carries_ip else port}
-        if trunk:
-            vlan: dict[str, t.Any] = {"mode": "trunk", "trunk-tags": [
-                {"id": low} if low == high else {"id-range": {"min": low, "max": high}} for low, high in trunk]}
-            if native is not None:
-                vlan["enable-native"] = True
-                vlan["tag"] = native
-            entry["vlan"] = vlan
-        port_entries.append(entry)
-    interface["bridge"] = {"options": {"stp": stp}, "port": port_entries}
+    interface: dict[str, t.Any] = {"name": name, "type": "linux-bridge", "state": "up", "bridge": {
+        "options": {"stp": stp}, "port": [_port(p, carries_ip, trunk, native) for p in ports]}}
     if mtu is not None:
         interface["mtu"] = mtu
     if carries_ip:
-        # Keep the node's address: same MAC (same DHCP lease), DHCP on the bridge, NIC attached without IP.
-        policy_spec["capture"] = {
-            "default-gw": 'routes.running.destination=="0.0.0.0/0"',
-            "base-iface": 'interfaces.name==capture.default-gw.routes.running.0.next-hop-interface',
-        }
-        if bridge.get("copy_mac", True):
-            interface["mac-address"] = "{{ capture.base-iface.interfaces.0.mac-address }}"
-        else:
-            problems.warn(f"{where}: copy_mac is false: the bridge gets its own MAC, DHCP may hand out another "
-                          "address, the connectivity probes fail and nmstate rolls back (up to 480 s)")
-        interface["ipv4"] = {"enabled": True, "dhcp": True}
-        interface["ipv6"] = {"enabled": False}
-        if bridge.get("static_ip"):
-            problems.error(path(where, "static_ip"), "static node addresses must be moved by hand-written policy; "
-                                                     "carries_node_ip supports DHCP nodes only")
+        _take_node_ip(problems, where, bridge, interface, policy_spec)
         nics = []  # the port is resolved on each node from its default route
     else:
         interface["ipv4"] = {"enabled": False}
@@ -200,6 +157,69 @@ def _bridge(problems: Problems, where: str, bridge: t.Any, ports_in_use: dict[st
         problems.warn(f"{where}: bridge {name} exists only on the nodes its node_selector matches; the NADs keep "
                       f"the {RESOURCE_NAME_ANNOTATION} annotation so VMs are scheduled only there")
     return objects, nics
+
+
+def _ports(problems: Problems, where: str, bridge: t.Mapping[str, t.Any], name: str, ports_in_use: dict[str, str],
+           ovn_nics: set[str]) -> list[str]:
+    """The bridge's NICs: each in one controller only, none of them OVN-Kubernetes' br-ex port."""
+    ports = bridge.get("ports") or []
+    if not ports or not all(isinstance(p, str) and p for p in ports):
+        problems.error(path(where, "ports"), "list the NIC(s) to attach")
+        ports = [p for p in ports if isinstance(p, str)]
+    for port in ports:
+        if port in ports_in_use:
+            problems.error(path(where, "ports"), f"port {port} is already a port of bridge {ports_in_use[port]} "
+                                                 "(an interface can belong to one controller only)")
+        ports_in_use[port] = name
+        if port in ovn_nics:
+            problems.error(path(where, "ports"), f"{port} is a port of the OVN-Kubernetes bridge br-ex: use a second "
+                                                 "NIC, or an OVN localnet secondary network (ovn.bridge-mappings)")
+    return list(ports)
+
+
+def _absent_interfaces(problems: Problems, where: str, bridge: t.Mapping[str, t.Any], name: str,
+                       ports: list[str]) -> list[dict[str, t.Any]]:
+    """Deleting an NNCP never reverts it: removal is a policy that sets the bridge absent (and, for a bridge that
+    held the node IP, gives the address back to the NIC in the same policy)."""
+    interfaces: list[dict[str, t.Any]] = [{"name": name, "type": "linux-bridge", "state": "absent"}]
+    if bridge.get("carries_node_ip") and ports:
+        interfaces.append({"name": ports[0], "type": "ethernet", "state": "up", "ipv4": {"enabled": True, "dhcp": True}})
+    if bridge.get("networks"):
+        problems.error(path(where, "networks"), "a bridge being removed cannot carry networks")
+    return interfaces
+
+
+def _port(port: str, carries_ip: bool, trunk: list[tuple[int, int]], native: int | None) -> dict[str, t.Any]:
+    """A bridge port; trunked VLANs (and the native one) when the bridge has them."""
+    entry: dict[str, t.Any] = {"name": "{{ capture.base-iface.interfaces.0.name }}" if carries_ip else port}
+    if trunk:
+        vlan: dict[str, t.Any] = {"mode": "trunk", "trunk-tags": [
+            {"id": low} if low == high else {"id-range": {"min": low, "max": high}} for low, high in trunk]}
+        if native is not None:
+            vlan["enable-native"] = True
+            vlan["tag"] = native
+        entry["vlan"] = vlan
+    return entry
+
+
+def _take_node_ip(problems: Problems, where: str, bridge: t.Mapping[str, t.Any], interface: dict[str, t.Any],
+                  policy_spec: dict[str, t.Any]) -> None:
+    """Keep the node's address on a bridge over its default-route NIC: same MAC (same DHCP lease), DHCP on the
+    bridge, the NIC attached without IP (captured from the node's routes)."""
+    policy_spec["capture"] = {
+        "default-gw": 'routes.running.destination=="0.0.0.0/0"',
+        "base-iface": 'interfaces.name==capture.default-gw.routes.running.0.next-hop-interface',
+    }
+    if bridge.get("copy_mac", True):
+        interface["mac-address"] = "{{ capture.base-iface.interfaces.0.mac-address }}"
+    else:
+        problems.warn(f"{where}: copy_mac is false: the bridge gets its own MAC, DHCP may hand out another "
+                      "address, the connectivity probes fail and nmstate rolls back (up to 480 s)")
+    interface["ipv4"] = {"enabled": True, "dhcp": True}
+    interface["ipv6"] = {"enabled": False}
+    if bridge.get("static_ip"):
+        problems.error(path(where, "static_ip"), "static node addresses must be moved by hand-written policy; "
+                                                 "carries_node_ip supports DHCP nodes only")
 
 
 def partially_selected(selector: t.Mapping[str, str], nodes: t.Any) -> bool:

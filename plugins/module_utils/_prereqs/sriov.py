@@ -141,20 +141,7 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
         problems.warn(f"{where}: policy 'default' is the operator's own and is not validated (its webhook skips it)")
         return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
                 "metadata": {"name": "default"}, "spec": body}
-    resource = body.get("resourceName")
-    if not isinstance(resource, str) or (len(resource) > 63 and not profile.get("unlimited")) \
-            or not profile["resource_name"].match(resource):
-        hint = (" (the OpenShift operator allows letters, digits and '_' only)"
-                if "-" in str(resource) and profile["name"] == "openshift" else "")
-        problems.error(path(where, "resourceName"), f"resource name {resource!r} is invalid{hint}")
-    elif len(resource) > 63 or not EXTENDED_RESOURCE_NAME.match(resource):
-        # Deliberately earlier than the OpenShift webhook, which admits it: the kubelet refuses it later.
-        problems.error(path(where, "resourceName"),
-                       f"resource name {resource!r} is admitted by the OpenShift operator, but the kubelet would "
-                       f"refuse the device plugin's registration (the ResourceName \"{profile['prefix']}/{resource}\" "
-                       "is invalid: kubernetes pkg/kubelet/cm/devicemanager, IsExtendedResourceName, whose name part "
-                       "is at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit) "
-                       "and no VF would ever be allocatable")
+    _check_resource_name(problems, path(where, "resourceName"), body.get("resourceName"), profile)
     selector = check_label_map(problems, path(where, "nodeSelector"), body.get("nodeSelector"))
     if not selector:
         problems.error(path(where, "nodeSelector"), "required")
@@ -167,6 +154,45 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
         problems.error(path(where, "priority"), "must be within 0-99")
     if "mtu" in body and (not isinstance(body["mtu"], int) or not 1 <= body["mtu"] <= 9216):
         problems.error(path(where, "mtu"), MTU_RULE)
+    _device_rules(problems, where, body)
+    nic = body.get("nicSelector") or {}
+    check_nic_selector(problems, path(where, "nicSelector"), nic, body, spec, nics, num_vfs)
+    check_nodes(problems, where, body, selector, spec, nics, num_vfs, vf_models)
+    # The stored copy of this same policy (a re-run with the cluster's policies) is not an overlap: the operator
+    # skips the object with the policy's own name.
+    others = [(label, other) for label, other in accepted if label != f"existing policy {policy['name']}"]
+    check_overlaps(problems, where, body, others, num_vfs, pf_aliases(spec.get("node_states")))
+    if len(problems.errors) > before:
+        return None
+    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
+            "metadata": {"name": policy["name"]}, "spec": body}
+
+
+OPERATOR_CONFIG_FIELDS = frozenset((
+    "configDaemonNodeSelector", "enableInjector", "enableOperatorWebhook", "logLevel", "disableDrain",
+    "configurationMode", "useCDI", "disablePlugins", "featureGates", "configDaemonEnvVars"))
+
+
+def _check_resource_name(problems: Problems, where: str, resource: t.Any, profile: dict[str, t.Any]) -> None:
+    """The flavour's webhook rule, then the kubelet's (IsExtendedResourceName) where the webhook is looser."""
+    if not isinstance(resource, str) or (len(resource) > 63 and not profile.get("unlimited")) \
+            or not profile["resource_name"].match(resource):
+        hint = (" (the OpenShift operator allows letters, digits and '_' only)"
+                if "-" in str(resource) and profile["name"] == "openshift" else "")
+        problems.error(where, f"resource name {resource!r} is invalid{hint}")
+    elif len(resource) > 63 or not EXTENDED_RESOURCE_NAME.match(resource):
+        # Deliberately earlier than the OpenShift webhook, which admits it: the kubelet refuses it later.
+        problems.error(where,
+                       f"resource name {resource!r} is admitted by the OpenShift operator, but the kubelet would "
+                       f"refuse the device plugin's registration (the ResourceName \"{profile['prefix']}/{resource}\" "
+                       "is invalid: kubernetes pkg/kubelet/cm/devicemanager, IsExtendedResourceName, whose name part "
+                       "is at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit) "
+                       "and no VF would ever be allocatable")
+
+
+def _device_rules(problems: Problems, where: str, body: dict[str, t.Any]) -> None:
+    """The webhook's defaults and rules for how VFs are exposed: driver, link type, RDMA, switchdev, vDPA and the
+    software bridge (``body`` gets the webhook's mutations)."""
     device_type = body.setdefault("deviceType", "vfio-pci")
     if device_type not in ("netdevice", "vfio-pci"):
         problems.error(path(where, "deviceType"), "must be netdevice or vfio-pci")
@@ -189,22 +215,6 @@ def _policy(problems: Problems, where: str, policy: t.Any, spec: t.Mapping[str, 
     if body.get("bridge") and (not switchdev or body.get("externallyManaged")):
         problems.error(path(where, "bridge"), "software bridge management requires eSwitchMode switchdev and is "
                                               "incompatible with externallyManaged")
-    nic = body.get("nicSelector") or {}
-    check_nic_selector(problems, path(where, "nicSelector"), nic, body, spec, nics, num_vfs)
-    check_nodes(problems, where, body, selector, spec, nics, num_vfs, vf_models)
-    # The stored copy of this same policy (a re-run with the cluster's policies) is not an overlap: the operator
-    # skips the object with the policy's own name.
-    others = [(label, other) for label, other in accepted if label != f"existing policy {policy['name']}"]
-    check_overlaps(problems, where, body, others, num_vfs, pf_aliases(spec.get("node_states")))
-    if len(problems.errors) > before:
-        return None
-    return {"apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy",
-            "metadata": {"name": policy["name"]}, "spec": body}
-
-
-OPERATOR_CONFIG_FIELDS = frozenset((
-    "configDaemonNodeSelector", "enableInjector", "enableOperatorWebhook", "logLevel", "disableDrain",
-    "configurationMode", "useCDI", "disablePlugins", "featureGates", "configDaemonEnvVars"))
 
 
 def _operator_config(problems: Problems, config: t.Any, namespace: str) -> dict[str, t.Any] | None:

@@ -49,9 +49,46 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         problems.error("provisioner", "either pathConfig or storage pools must be set")
     if path_config is not None and not (path_config or {}).get("path"):
         problems.error("provisioner.path_config.path", "pathconfig path must be set")
+    _check_pools(problems, pools or [])
+    binding = config.get("volume_binding_mode", "WaitForFirstConsumer")
+    if binding not in ("WaitForFirstConsumer", "Immediate"):
+        problems.error("provisioner.volume_binding_mode", "must be WaitForFirstConsumer or Immediate")
+    elif binding == "Immediate":
+        problems.warn("Immediate binding is deprecated for hostpath-provisioner: a volume may be created on a node "
+                      "where the VM cannot run")
+    state = config.get("state", "present")
+    if state not in ("present", "absent"):
+        problems.error("provisioner.state", "must be present or absent")
+    problems.raise_if_any()
+    workload = workload_placement(spec.get("hyperconverged"))
+    cr_spec, objects, classes = _provisioner(config, pools, path_config, workload, binding)
+    if sum(1 for c in classes if "annotations" in c["metadata"]) > 1:
+        problems.error("provisioner.storage_pools", "only one StorageClass can be the cluster default")
+        problems.raise_if_any()
+    # A pool backed by a pvcTemplate is a PVC per node mounted at its path: no host directory to prepare.
+    directories = [p["path"] for p in pools if not p.get("pvc_template")] if pools else [cr_spec["pathConfig"]["path"]]
+    directories = [d for d in directories if str(d).startswith("/")]
+    volume_roots = [volume_root(p["name"], p["path"]) for p in pools] if pools else \
+        [volume_root("legacy", cr_spec["pathConfig"]["path"])]
+    claims = pool_claims(pools or [], workload, spec.get("nodes"), problems)
+    names = derived_names(pools or [{"name": "", "path": cr_spec["pathConfig"]["path"]}], claims)
+    if state == "absent":
+        # The CR and classes go; the host directories and the volumes in them stay (they hold VM disks).
+        problems.warn("provisioner.state absent: the HostPathProvisioner and its StorageClasses are deleted; the "
+                      f"host directories ({', '.join(directories) or 'none'}) and the volumes in them are kept")
+        return {"objects": [], "delete": [reference(o) for o in objects + classes],
+                "directories": [], "volume_roots": volume_roots, "pool_claims": claims, "names": names,
+                "warnings": problems.warnings}
+    return {"objects": objects + classes, "directories": directories, "volume_roots": volume_roots,
+            "pool_claims": claims, "names": names, "warnings": problems.warnings}
+
+
+def _check_pools(problems: Problems, pools: t.Sequence[t.Mapping[str, t.Any]]) -> None:
+    """The operator's storagePools rules: names and paths set, within their lengths and unique; reflink snapshots
+    only; a pvcTemplate as the API server will take it."""
     names: dict[str, int] = {}
     paths: dict[str, int] = {}
-    for index, pool in enumerate(pools or []):
+    for index, pool in enumerate(pools):
         where = path("provisioner.storage_pools", index)
         name, pool_path = str(pool.get("name") or ""), str(pool.get("path") or "")
         if not name:
@@ -76,24 +113,18 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         if pool.get("snapshot_provider") not in (None, "reflink"):
             problems.error(path(where, "snapshot_provider"), "only reflink is supported")
         if pool.get("pvc_template") is not None:
-            _check_pvc_template(problems, path(where, "pvc_template"), pool["pvc_template"], pools or [])
-    binding = config.get("volume_binding_mode", "WaitForFirstConsumer")
-    if binding not in ("WaitForFirstConsumer", "Immediate"):
-        problems.error("provisioner.volume_binding_mode", "must be WaitForFirstConsumer or Immediate")
-    elif binding == "Immediate":
-        problems.warn("Immediate binding is deprecated for hostpath-provisioner: a volume may be created on a node "
-                      "where the VM cannot run")
-    state = config.get("state", "present")
-    if state not in ("present", "absent"):
-        problems.error("provisioner.state", "must be present or absent")
-    problems.raise_if_any()
+            _check_pvc_template(problems, path(where, "pvc_template"), pool["pvc_template"], pools)
+
+
+def _provisioner(config: t.Mapping[str, t.Any], pools: t.Any, path_config: t.Any, workload: dict[str, t.Any],
+                 binding: str) -> tuple[dict[str, t.Any], list[dict[str, t.Any]], list[dict[str, t.Any]]]:
+    """The HostPathProvisioner (its spec, as the CR) and a StorageClass per pool (or one for the legacy path)."""
     cr_spec: dict[str, t.Any] = {"imagePullPolicy": config.get("image_pull_policy", "IfNotPresent")}
     if pools:
         cr_spec["storagePools"] = [_pool(p) for p in pools]
     else:
         settings: dict[str, t.Any] = path_config or {}  # validated above: set whenever there are no pools
         cr_spec["pathConfig"] = {"path": settings["path"], "useNamingPrefix": bool(settings.get("naming_prefix"))}
-    workload = workload_placement(spec.get("hyperconverged"))
     if workload:
         cr_spec["workload"] = workload
     objects: list[dict[str, t.Any]] = [{"apiVersion": "hostpathprovisioner.kubevirt.io/v1beta1",
@@ -108,25 +139,7 @@ def plan(spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     else:
         classes.append(storage_class(config.get("storage_class", "hostpath-csi"), CSI_PROVISIONER, binding, {},
                                      bool(config.get("default"))))
-    if sum(1 for c in classes if "annotations" in c["metadata"]) > 1:
-        problems.error("provisioner.storage_pools", "only one StorageClass can be the cluster default")
-        problems.raise_if_any()
-    # A pool backed by a pvcTemplate is a PVC per node mounted at its path: no host directory to prepare.
-    directories = [p["path"] for p in pools if not p.get("pvc_template")] if pools else [cr_spec["pathConfig"]["path"]]
-    directories = [d for d in directories if str(d).startswith("/")]
-    volume_roots = [volume_root(p["name"], p["path"]) for p in pools] if pools else \
-        [volume_root("legacy", cr_spec["pathConfig"]["path"])]
-    claims = pool_claims(pools or [], workload, spec.get("nodes"), problems)
-    names = derived_names(pools or [{"name": "", "path": cr_spec["pathConfig"]["path"]}], claims)
-    if state == "absent":
-        # The CR and classes go; the host directories and the volumes in them stay (they hold VM disks).
-        problems.warn("provisioner.state absent: the HostPathProvisioner and its StorageClasses are deleted; the "
-                      f"host directories ({', '.join(directories) or 'none'}) and the volumes in them are kept")
-        return {"objects": [], "delete": [reference(o) for o in objects + classes],
-                "directories": [], "volume_roots": volume_roots, "pool_claims": claims, "names": names,
-                "warnings": problems.warnings}
-    return {"objects": objects + classes, "directories": directories, "volume_roots": volume_roots,
-            "pool_claims": claims, "names": names, "warnings": problems.warnings}
+    return cr_spec, objects, classes
 
 
 MAX_NAME_LENGTH = 63
