@@ -299,11 +299,7 @@ def _configuration(view: HCView) -> dict[str, t.Any]:
             enabled = True
         if enabled is not None:
             config["persistentReservationConfiguration"] = {"enabled": enabled}
-    obsolete = dict.fromkeys(view.profile.obsolete_cpu_models, True)
-    obsolete.update(dict.fromkeys((spec.get("obsoleteCPUs") or {}).get("cpuModels") or [], True))
-    config["obsoleteCPUModels"] = obsolete
-    if kv_profile["min_cpu_model"] and (spec.get("obsoleteCPUs") or {}).get("minCPUModel"):
-        config["minCPUModel"] = spec["obsoleteCPUs"]["minCPUModel"]
+    config.update(_cpu_models(view))
     for source, target in (("defaultCPUModel", "cpuModel"), ("defaultRuntimeClass", "defaultRuntimeClass"),
                            ("vmStateStorageClass", "vmStateStorageClass"), ("evictionStrategy", "evictionStrategy"),
                            ("roleAggregationStrategy", "roleAggregationStrategy")):
@@ -317,6 +313,32 @@ def _configuration(view: HCView) -> dict[str, t.Any]:
     if limiter is not None:
         for key in ("apiConfiguration", "webhookConfiguration", "controllerConfiguration", "handlerConfiguration"):
             config[key] = copy.deepcopy(limiter)
+    config.update(_passed_through(view))
+    architectures = _architectures(view)
+    if architectures is not None:
+        config["architectureConfiguration"] = architectures
+    smbios = _smbios(view)
+    if smbios is not None:
+        config["smbios"] = smbios
+    return config
+
+
+def _cpu_models(view: HCView) -> dict[str, t.Any]:
+    """The release's obsolete CPU models and the user's, and the minimum CPU model where the release has it."""
+    spec = view.spec
+    config: dict[str, t.Any] = {}
+    obsolete = dict.fromkeys(view.profile.obsolete_cpu_models, True)
+    obsolete.update(dict.fromkeys((spec.get("obsoleteCPUs") or {}).get("cpuModels") or [], True))
+    config["obsoleteCPUModels"] = obsolete
+    if view.profile.kubevirt["min_cpu_model"] and (spec.get("obsoleteCPUs") or {}).get("minCPUModel"):
+        config["minCPUModel"] = spec["obsoleteCPUs"]["minCPUModel"]
+    return config
+
+
+def _passed_through(view: HCView) -> dict[str, t.Any]:
+    """HyperConverged fields KubeVirt takes as they are (some under another name)."""
+    spec = view.spec
+    config: dict[str, t.Any] = {}
     for source, target in (("ksmConfiguration", "ksmConfiguration"),
                            ("changedBlockTrackingLabelSelectors", "changedBlockTrackingLabelSelectors"),
                            ("instancetypeConfig", "instancetype"),
@@ -334,12 +356,6 @@ def _configuration(view: HCView) -> dict[str, t.Any]:
         config["liveUpdateConfiguration"] = update
     if spec.get("hypervisors"):
         config["hypervisors"] = copy.deepcopy(spec["hypervisors"])
-    architectures = _architectures(view)
-    if architectures is not None:
-        config["architectureConfiguration"] = architectures
-    smbios = _smbios(view)
-    if smbios is not None:
-        config["smbios"] = smbios
     return config
 
 

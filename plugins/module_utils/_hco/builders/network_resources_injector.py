@@ -36,6 +36,8 @@ def _prefer(key: str, operator: str, weight: int) -> dict[str, t.Any]:
 
 
 def build(view: HCView) -> dict[str, t.Any]:
+    # One manifest, long on purpose: it is the Deployment as HCO writes it (a literal tree), compared field for
+    # field with HCO's; only its labels, replicas, TLS arguments and image depend on the inputs.
     deployment = common.new_object(view, "apps/v1", "Deployment", NAME, NAME)
     pod_labels = common.labels(view, NAME)
     deployment["spec"] = {
