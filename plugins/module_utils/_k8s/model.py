@@ -145,6 +145,18 @@ Owner = t.Literal["unchecked", "member", "shared", "adopting"]
 _R = t.TypeVar("_R", bound="Desired")
 
 
+_SHARED_FIELDS: dict[tuple[type, type], tuple[str, ...]] = {}
+
+
+def _shared_fields(made: type, earlier: type) -> tuple[str, ...]:
+    """The fields two record types have in common (worked out once per pair: thousands of records are converted)."""
+    found = _SHARED_FIELDS.get((made, earlier))
+    if found is None:
+        theirs = {f.name for f in dataclasses.fields(earlier)}
+        found = _SHARED_FIELDS[(made, earlier)] = tuple(f.name for f in dataclasses.fields(made) if f.name in theirs)
+    return found
+
+
 @dataclasses.dataclass(frozen=True, eq=False)
 class Desired:
     """parse: one input object as the user wrote it (resolve gives it its namespace and our labels, as a new
@@ -162,7 +174,7 @@ class Desired:
     @classmethod
     def of(cls: type[_R], earlier: Desired, **learned: t.Any) -> _R:
         """This record made from another stage's (what both hold), with what this stage learned."""
-        kept = {f.name: getattr(earlier, f.name) for f in dataclasses.fields(cls) if hasattr(earlier, f.name)}
+        kept = {name: getattr(earlier, name) for name in _shared_fields(cls, type(earlier))}
         return cls(**{**kept, **learned})
 
     def but(self: _R, **changes: t.Any) -> _R:

@@ -6,6 +6,7 @@ server (tests/record_k8s_answers.py; the applier is also tested against a live o
 
 from __future__ import annotations
 
+import copy
 import json
 import pathlib
 import typing as t
@@ -118,3 +119,11 @@ def test_absent_deletes_members_only_after_dry_runs_under_the_lock():
     assert {o["name"]: o["action"] for o in result["objects"]} == {"a": "deleted", "theirs": "kept"}
     assert [d["name"] for d in result["deleted"]] == ["a"]
     assert any("theirs was not created by apply set" in w for w in result["warnings"])
+
+
+def test_the_callers_objects_are_left_as_given_through_the_whole_pipeline():
+    recording = json.loads((RECORDED / "from_empty.json").read_text())
+    objects = recording["objects"]
+    before = copy.deepcopy(objects)
+    Applier(Replay(recording["requests"]), Options(**recording["options"], workers=1)).run(objects)  # type: ignore[arg-type]
+    assert objects == before

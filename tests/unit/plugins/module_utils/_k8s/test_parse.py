@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import base64
+import copy
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.parse import origin, parse
 
@@ -54,3 +55,15 @@ def test_server_fields_and_status_are_dropped_and_string_data_is_folded():
 
 def test_origin_falls_back_to_objects_index():
     assert origin(None, 3) == "objects[3]" and origin([None], 0) == "objects[0]" and origin(["f"], 0) == "f"
+
+
+def test_the_callers_objects_are_left_as_given():
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "n", "uid": "u",
+                                                                  "managedFields": [{"manager": "m"}]},
+              "data": {"a": "YQ=="}, "stringData": {"b": "b"}, "status": {"x": 1}}
+    given = [secret, cm("c", data={"k": "v"}, status={"phase": "x"})]
+    before = copy.deepcopy(given)
+    items, problems = parse(given)
+    assert problems == [] and given == before                      # parse copies what it changes
+    folded = next(i for i in items if i.kind == "Secret").desired
+    assert folded["data"] == {"a": "YQ==", "b": "Yg=="} and "stringData" not in folded and "uid" not in folded["metadata"]
