@@ -58,9 +58,9 @@ def test_origin_falls_back_to_objects_index():
 
 
 def test_the_callers_objects_are_left_as_given():
-    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "n", "uid": "u",
-                                                                  "managedFields": [{"manager": "m"}]},
-              "data": {"a": "YQ=="}, "stringData": {"b": "b"}, "status": {"x": 1}}
+    metadata = {"name": "s", "namespace": "n", "uid": "u", "managedFields": [{"manager": "m"}]}
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": metadata, "data": {"a": "YQ=="},
+              "stringData": {"b": "b"}, "status": {"x": 1}}
     given = [secret, cm("c", data={"k": "v"}, status={"phase": "x"})]
     before = copy.deepcopy(given)
     items, problems = parse(given)
