@@ -67,7 +67,6 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_kwargs
 
 
@@ -77,6 +76,12 @@ def hco_operands(hyperconverged: t.Any, release: str = "1.20", operation: str = 
     kwargs = render_kwargs({"hyperconverged": hyperconverged, "release": release, "operation": operation,
                             "cluster": cluster, "environment": environment, "status": status,
                             "common_golden_images": common_golden_images})
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process, so an import at the top would cost every task that uses any filter of this collection.
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import (  # pylint: disable=import-outside-toplevel
+        render,
+    )
+
     try:
         return render(**kwargs).operands
     except RenderError as exc:

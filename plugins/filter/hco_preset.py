@@ -64,14 +64,21 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.presets import expand
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
 def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluster: dict | None = None,
                local_storage: bool = False, monitor_namespace: str | None = None,
                monitor_account: str | None = None) -> dict[str, t.Any]:
+    # The engine and the presets are imported when called: to find one filter, Ansible loads every filter file of
+    # the collection in each task's worker process (hco_operands.py says the same).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import (  # pylint: disable=import-outside-toplevel
+        render,
+    )
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.presets import (  # pylint: disable=import-outside-toplevel
+        expand,
+    )
+
     source = plain(hyperconverged)
     try:
         operands = render(hyperconverged=source, release=release, cluster=plain(cluster or {})).operands

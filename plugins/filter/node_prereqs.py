@@ -39,11 +39,15 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
 def node_prereqs(spec: t.Any) -> list[dict]:
+    # Imported when called (hco_operands.py says why).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import (  # pylint: disable=import-outside-toplevel
+        render,
+    )
+
     try:
         return render(plain(spec))["objects"]
     except PrerequisiteError as exc:

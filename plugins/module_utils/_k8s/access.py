@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import typing as t
 
+from .applyset import lease_name
 from .context import Context
-from .lock import lease_name
 from .model import Problem, PruneCandidate, Target
 
 Attributes = tuple[str, str, str, str, str]   # verb, group, plural, namespace, name

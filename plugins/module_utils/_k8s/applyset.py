@@ -115,3 +115,12 @@ class ApplySet:
         return Record({v for v in str(annotations.get(GROUP_KINDS_ANNOTATION) or "").split(",") if v},
                       {v for v in str(annotations.get(NAMESPACES_ANNOTATION) or "").split(",") if v}
                       | {self.namespace}), ""
+
+
+def lease_name(parent: str) -> str:
+    """The name of the Lease that locks the apply set whose parent is ``parent`` (lock.py; the RBAC and the access
+    reviews name it too, without the client)."""
+    name = f"{parent}-lock"
+    if len(name) <= 253:
+        return name
+    return f"{parent[:236]}-{hashlib.sha256(parent.encode()).hexdigest()[:10]}-lock"

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import datetime
 import getpass
-import hashlib
 import os
 import socket
 import threading
 import time
 import typing as t
 
+from .applyset import lease_name
 from .client import Connection, KubeError
 
 LEASE_SECONDS = 15      # how long a silent holder keeps the lock
@@ -34,13 +34,6 @@ APPLYSET_ANNOTATION = "virtinfra.hyperconverged/applyset"
 
 class LockFailed(KubeError):
     """The lock could not be taken in time, or was lost while the run held it."""
-
-
-def lease_name(parent: str) -> str:
-    name = f"{parent}-lock"
-    if len(name) <= 253:
-        return name
-    return f"{parent[:236]}-{hashlib.sha256(parent.encode()).hexdigest()[:10]}-lock"
 
 
 def holder_identity(now: datetime.datetime | None = None) -> str:

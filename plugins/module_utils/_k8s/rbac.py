@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from .lock import lease_name
+from .applyset import lease_name
 
 # What k8s_apply sends for an object it owns: GET (live object, drift), a labelled LIST per kind (prune,
 # ownership), PATCH (server-side apply, also its dry run; an apply that creates still needs create).
