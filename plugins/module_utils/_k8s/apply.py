@@ -56,14 +56,9 @@ class Plan:
     """What the planning stages decided: a Step per object, the parent's among them."""
 
     steps: tuple[Step, ...]             # members and the parent, in dependency order
-    parent: Step | None
     prunable: tuple[PruneCandidate, ...]
     kept: Record                        # members that left the input but stay (recorded again)
     home: Step | None                   # the lock's Namespace when this run creates it
-
-    @property
-    def members(self) -> list[Step]:
-        return [s for s in self.steps if not s.is_parent]
 
     @property
     def writes(self) -> bool:
@@ -204,7 +199,7 @@ class Applier:
         if problems:
             self._fail("objects are invalid, not ours to take, or were refused by the API server's dry run; "
                        "nothing was written", problems)
-        members = [s for s in steps if not s.is_parent]
+        members, _parent = _members_and_parent(steps)
         prunable: list[PruneCandidate] = []
         kept = Record()
         if options.prune and applyset is not None:
@@ -212,8 +207,7 @@ class Applier:
             prunable, problems, kept = prune.find(ctx, applyset, members, recorded, namespaces)
             if problems:
                 self._fail("pruning would delete objects this apply set does not own; nothing was written", problems)
-        return Plan(tuple(steps), next((s for s in steps if s.is_parent), None), tuple(prunable), kept,
-                    _lock_home(steps, applyset))
+        return Plan(tuple(steps), tuple(prunable), kept, _lock_home(steps, applyset))
 
     # ------------------------------------------------------------------ writing
     def _execute(self, plan: Plan, applyset: ApplySet | None, lock: ApplySetLock | None,
@@ -225,19 +219,18 @@ class Applier:
             steps = list(plan.steps)
             if not options.check_mode:
                 steps = write(ctx, self.planner, steps)
-            parent = next((s for s in steps if s.is_parent), None)
+            members, parent = _members_and_parent(steps)
             if lock is not None:
                 lock.verify()   # never prune from a membership another run may be changing
             for candidate in plan.prunable:
                 pruned.append(prune.prune(ctx, candidate))
             if options.prune and not options.check_mode and parent is not None and applyset is not None:
-                parent = shrink(ctx, applyset, parent, [s for s in steps if not s.is_parent], kept=plan.kept)
+                parent = shrink(ctx, applyset, parent, members, kept=plan.kept)
             if not options.check_mode and options.wait_for:
                 wait_for_all(ctx.connection, ctx.discovery, options.wait_for, options.wait_timeout)
-            return steps, parent
+            return members, parent
 
-        steps, parent = self._guarded(stages)
-        members = [s for s in steps if not s.is_parent]
+        members, parent = self._guarded(stages)
         if home is not None:   # written before the lock; this plan found it settled
             members = [home if s.key == home.key else s for s in members]
         return report(ctx, members, pruned, applyset, parent)
@@ -281,6 +274,11 @@ def _passed(items: list[T], problems: t.Sequence[Problem]) -> list[T]:
     """The items no problem names (by their input index)."""
     failed = {p.index for p in problems}
     return [i for i in items if i.index not in failed]
+
+
+def _members_and_parent(steps: t.Sequence[Step]) -> tuple[list[Step], Step | None]:
+    """The input objects' Steps, and the apply-set parent's (None without an apply set)."""
+    return [s for s in steps if not s.is_parent], next((s for s in steps if s.is_parent), None)
 
 
 def _lock_home(steps: t.Sequence[Step], applyset: ApplySet | None) -> Step | None:
