@@ -13,6 +13,7 @@ def test_the_filter_gives_cluster_info_its_arguments():
     assert cluster_reads({"sriov": {"policies": [{}]}}, "prerequisites")["read"][0] == {
         "apiVersion": "sriovnetwork.openshift.io/v1", "kind": "SriovNetworkNodePolicy"}
     assert len(cluster_reads(None, "hyperconverged")["kinds"]) == 3
+    assert cluster_reads("ignored", "hyperconverged") == cluster_reads(None, "hyperconverged")   # input: anything
 
 
 @pytest.mark.parametrize(("spec", "stage", "message"), [
