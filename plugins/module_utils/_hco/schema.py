@@ -107,31 +107,10 @@ def _positive_ratio(value: t.Any) -> str | None:
 
 def hyperconverged_spec(crd: t.Mapping[str, t.Any]) -> Obj:
     """Build the v1beta1 spec model from a release profile's ``crd`` table."""
-    # One declaration, long on purpose: it is read beside the CRD's openAPIV3Schema, field for field in the same
-    # order; cut into pieces, a field's place in the tree would no longer show.
+    # One line per top-level field, in the CRD's order, read beside its openAPIV3Schema; the larger subtrees are
+    # the functions below, named after their field.
     mac = Str(pattern=r"^([0-9a-fA-F]{2}:){5}[0-9a-fA-F]{2}$")
     overhead = Str(pattern=r"^(0(?:\.\d{1,3})?|1)$")
-    mdev_node = Obj(
-        fields={"nodeSelector": MapOf(values=Str()), "mediatedDeviceTypes": Arr(items=Str()), "mediatedDevicesTypes": Arr(items=Str())},
-        required=("nodeSelector",),
-        rules=(_needs_mdev_types("nodeMediatedDeviceTypes"),),
-    )
-    dict_spec = Obj(
-        fields={
-            "garbageCollect": Str(),
-            "importsToKeep": Int(),
-            "managedDataSource": Str(),
-            "retentionPolicy": Str(),
-            "schedule": Str(),
-            "serviceAccountName": Str(min_length=crd.get("dict_service_account_min_length")),
-            "template": Obj(
-                fields={**{k: AnyValue() for k in ("apiVersion", "kind", "metadata", "status")},
-                        "spec": data_volume_spec()},
-                required=("spec",),
-            ),
-        },
-        required=("managedDataSource", "schedule", "template"),
-    )
     gates = Obj(fields={name: Bool(default=MISSING if default is None else default)
                         for name, default in crd["feature_gates"].items()})
     fields: dict[str, Node] = {
@@ -143,22 +122,13 @@ def hyperconverged_spec(crd: t.Mapping[str, t.Any]) -> Obj:
                 "vmiCalcConfigName": Str(default="DedicatedVirtualResources", enum=tuple(crd["vmi_calc_config_names"])),
             }
         ),
-        "certConfig": Obj(
-            default=crd["spec_default"]["certConfig"],
-            fields={
-                part: Obj(
-                    default=crd["spec_default"]["certConfig"][part],
-                    fields={k: Str(default=v) for k, v in crd["spec_default"]["certConfig"][part].items()},
-                )
-                for part in ("ca", "server")
-            },
-        ),
+        "certConfig": _cert_config(crd),
         "changedBlockTrackingLabelSelectors": Obj(
             fields={"namespaceLabelSelector": label_selector(), "virtualMachineLabelSelector": label_selector()}
         ),
         "commonBootImageNamespace": Str(),
         "commonTemplatesNamespace": Str(),
-        "dataImportCronTemplates": Arr(items=Obj(fields={"metadata": AnyValue(), "spec": dict_spec})),
+        "dataImportCronTemplates": Arr(items=Obj(fields={"metadata": AnyValue(), "spec": _data_import_cron_spec(crd)})),
         "defaultCPUModel": Str(),
         "defaultRuntimeClass": Str(),
         "deployVmConsoleProxy": Bool(default=False),
@@ -181,78 +151,14 @@ def hyperconverged_spec(crd: t.Mapping[str, t.Any]) -> Obj:
                                     "both rangeStart and rangeEnd must be configured together, or both omitted"),),
         ),
         "kubeSecondaryDNSNameServerIP": Str(),
-        "liveMigrationConfig": Obj(
-            default=crd["spec_default"]["liveMigrationConfig"],
-            fields={
-                **{name: (Bool if isinstance(v, bool) else Int)(default=v) for name, v in crd["live_migration_defaults"].items()},
-                "bandwidthPerMigration": Quantity(),
-                "network": Str(),
-            },
-        ),
+        "liveMigrationConfig": _live_migration_config(crd),
         "liveUpdateConfiguration": Obj(fields={"maxCpuSockets": Int(), "maxGuest": Quantity(), "maxHotplugRatio": Int()}),
         "localStorageClassName": Str(),
-        "logVerbosityConfig": Obj(
-            fields={
-                "cdi": Int(),
-                "kubevirt": Obj(
-                    fields={
-                        **{k: Int() for k in ("virtAPI", "virtController", "virtHandler", "virtLauncher",
-                                              "virtOperator", "virtSynchronizationController")},
-                        "nodeVerbosity": MapOf(values=Int()),
-                    }
-                ),
-            }
-        ),
-        "mediatedDevicesConfiguration": Obj(
-            fields={
-                "mediatedDeviceTypes": Arr(items=Str()),
-                "mediatedDevicesTypes": Arr(items=Str()),
-                "nodeMediatedDeviceTypes": Arr(items=mdev_node),
-            },
-            rules=(_needs_mdev_types("mediatedDevicesConfiguration"),),
-        ),
-        "networkBinding": MapOf(
-            values=Obj(
-                fields={
-                    "computeResourceOverhead": resource_requirements(),
-                    "domainAttachmentType": Str(),
-                    "downwardAPI": Str(),
-                    "migration": Obj(fields={"method": Str()}),
-                    "networkAttachmentDefinition": Str(),
-                    "sidecarImage": Str(),
-                }
-            )
-        ),
+        "logVerbosityConfig": _log_verbosity_config(),
+        "mediatedDevicesConfiguration": _mediated_devices_configuration(),
+        "networkBinding": _network_binding(),
         "obsoleteCPUs": Obj(fields={"cpuModels": Arr(items=Str()), "minCPUModel": Str()}),
-        "permittedHostDevices": Obj(
-            fields={
-                "pciHostDevices": Arr(
-                    items=Obj(
-                        fields={"pciDeviceSelector": Str(), "resourceName": Str(), "externalResourceProvider": Bool(),
-                                "disabled": Bool()},
-                        required=("pciDeviceSelector", "resourceName"),
-                    )
-                ),
-                "mediatedDevices": Arr(
-                    items=Obj(
-                        fields={"mdevNameSelector": Str(), "resourceName": Str(), "externalResourceProvider": Bool(),
-                                "disabled": Bool()},
-                        required=("mdevNameSelector", "resourceName"),
-                    )
-                ),
-                "usbHostDevices": Arr(
-                    items=Obj(
-                        fields={
-                            "resourceName": Str(),
-                            "externalResourceProvider": Bool(),
-                            "disabled": Bool(),
-                            "selectors": Arr(items=Obj(fields={"vendor": Str(), "product": Str()}, required=("product", "vendor"))),
-                        },
-                        required=("resourceName",),
-                    )
-                ),
-            }
-        ),
+        "permittedHostDevices": _permitted_host_devices(),
         "resourceRequirements": Obj(
             default=crd["spec_default"].get("resourceRequirements", {"vmiCPUAllocationRatio": 10}),
             fields={
@@ -292,6 +198,134 @@ def hyperconverged_spec(crd: t.Mapping[str, t.Any]) -> Obj:
         fields.pop(name, None)
     top_defaults = {k: v for k, v in crd["spec_default"].items() if k in fields}
     return Obj(default=top_defaults, fields=fields)
+
+
+def _data_import_cron_spec(crd: t.Mapping[str, t.Any]) -> Node:
+    """A dataImportCronTemplates entry's spec (CDI's DataImportCronSpec)."""
+    return Obj(
+        fields={
+            "garbageCollect": Str(),
+            "importsToKeep": Int(),
+            "managedDataSource": Str(),
+            "retentionPolicy": Str(),
+            "schedule": Str(),
+            "serviceAccountName": Str(min_length=crd.get("dict_service_account_min_length")),
+            "template": Obj(
+                fields={**{k: AnyValue() for k in ("apiVersion", "kind", "metadata", "status")},
+                        "spec": data_volume_spec()},
+                required=("spec",),
+            ),
+        },
+        required=("managedDataSource", "schedule", "template"),
+    )
+
+
+def _cert_config(crd: t.Mapping[str, t.Any]) -> Node:
+    """certConfig: the CA's and the server certificate's durations."""
+    return Obj(
+        default=crd["spec_default"]["certConfig"],
+        fields={
+            part: Obj(
+                default=crd["spec_default"]["certConfig"][part],
+                fields={k: Str(default=v) for k, v in crd["spec_default"]["certConfig"][part].items()},
+            )
+            for part in ("ca", "server")
+        },
+    )
+
+
+def _live_migration_config(crd: t.Mapping[str, t.Any]) -> Node:
+    """liveMigrationConfig, with the release's defaults."""
+    return Obj(
+        default=crd["spec_default"]["liveMigrationConfig"],
+        fields={
+            **{name: (Bool if isinstance(v, bool) else Int)(default=v) for name, v in crd["live_migration_defaults"].items()},
+            "bandwidthPerMigration": Quantity(),
+            "network": Str(),
+        },
+    )
+
+
+def _log_verbosity_config() -> Node:
+    """logVerbosityConfig: CDI's level and each KubeVirt component's."""
+    return Obj(
+        fields={
+            "cdi": Int(),
+            "kubevirt": Obj(
+                fields={
+                    **{k: Int() for k in ("virtAPI", "virtController", "virtHandler", "virtLauncher",
+                                          "virtOperator", "virtSynchronizationController")},
+                    "nodeVerbosity": MapOf(values=Int()),
+                }
+            ),
+        }
+    )
+
+
+def _mediated_devices_configuration() -> Node:
+    """mediatedDevicesConfiguration, cluster-wide and per node selector."""
+    mdev_node = Obj(
+        fields={"nodeSelector": MapOf(values=Str()), "mediatedDeviceTypes": Arr(items=Str()), "mediatedDevicesTypes": Arr(items=Str())},
+        required=("nodeSelector",),
+        rules=(_needs_mdev_types("nodeMediatedDeviceTypes"),),
+    )
+    return Obj(
+        fields={
+            "mediatedDeviceTypes": Arr(items=Str()),
+            "mediatedDevicesTypes": Arr(items=Str()),
+            "nodeMediatedDeviceTypes": Arr(items=mdev_node),
+        },
+        rules=(_needs_mdev_types("mediatedDevicesConfiguration"),),
+    )
+
+
+def _network_binding() -> Node:
+    """networkBinding: the network binding plugins by name."""
+    return MapOf(
+        values=Obj(
+            fields={
+                "computeResourceOverhead": resource_requirements(),
+                "domainAttachmentType": Str(),
+                "downwardAPI": Str(),
+                "migration": Obj(fields={"method": Str()}),
+                "networkAttachmentDefinition": Str(),
+                "sidecarImage": Str(),
+            }
+        )
+    )
+
+
+def _permitted_host_devices() -> Node:
+    """permittedHostDevices: PCI, mediated and USB devices."""
+    return Obj(
+        fields={
+            "pciHostDevices": Arr(
+                items=Obj(
+                    fields={"pciDeviceSelector": Str(), "resourceName": Str(), "externalResourceProvider": Bool(),
+                            "disabled": Bool()},
+                    required=("pciDeviceSelector", "resourceName"),
+                )
+            ),
+            "mediatedDevices": Arr(
+                items=Obj(
+                    fields={"mdevNameSelector": Str(), "resourceName": Str(), "externalResourceProvider": Bool(),
+                            "disabled": Bool()},
+                    required=("mdevNameSelector", "resourceName"),
+                )
+            ),
+            "usbHostDevices": Arr(
+                items=Obj(
+                    fields={
+                        "resourceName": Str(),
+                        "externalResourceProvider": Bool(),
+                        "disabled": Bool(),
+                        "selectors": Arr(items=Obj(fields={"vendor": Str(), "product": Str()}, required=("product", "vendor"))),
+                    },
+                    required=("resourceName",),
+                )
+            ),
+        }
+    )
 
 
 def apply_structural_schema(spec_model: Obj, spec: t.Any) -> tuple[t.Any, list[str], list[FieldError]]:

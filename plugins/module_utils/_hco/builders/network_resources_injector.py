@@ -36,8 +36,8 @@ def _prefer(key: str, operator: str, weight: int) -> dict[str, t.Any]:
 
 
 def build(view: HCView) -> dict[str, t.Any]:
-    # One manifest, long on purpose: it is the Deployment as HCO writes it (a literal tree), compared field for
-    # field with HCO's; only its labels, replicas, TLS arguments and image depend on the inputs.
+    # The Deployment as HCO writes it (a literal tree, compared field for field with HCO's); only its labels,
+    # replicas, TLS arguments and image depend on the inputs.
     deployment = common.new_object(view, "apps/v1", "Deployment", NAME, NAME)
     pod_labels = common.labels(view, NAME)
     deployment["spec"] = {
@@ -47,53 +47,8 @@ def build(view: HCView) -> dict[str, t.Any]:
         "template": {
             "metadata": {"annotations": {"openshift.io/required-scc": "restricted-v2"}, "labels": pod_labels},
             "spec": {
-                "affinity": {
-                    "nodeAffinity": {
-                        "preferredDuringSchedulingIgnoredDuringExecution": [
-                            _prefer("node-role.kubernetes.io/control-plane", "Exists", 100),
-                            _prefer("node-role.kubevirt.io/control-plane", "Exists", 100),
-                            _prefer("node-role.kubernetes.io/worker", "DoesNotExist", 50),
-                        ]
-                    },
-                    "podAntiAffinity": {
-                        "preferredDuringSchedulingIgnoredDuringExecution": [
-                            {
-                                "podAffinityTerm": {
-                                    "labelSelector": {"matchExpressions": [
-                                        {"key": "app.kubernetes.io/component", "operator": "In", "values": [NAME]}
-                                    ]},
-                                    "topologyKey": "kubernetes.io/hostname",
-                                },
-                                "weight": 1,
-                            }
-                        ]
-                    },
-                },
-                "containers": [
-                    {
-                        "args": [
-                            "-bind-address=0.0.0.0",
-                            "-port=6443",
-                            "-tls-private-key-file=/etc/tls/tls.key",
-                            "-tls-cert-file=/etc/tls/tls.crt",
-                            "-insecure=true",
-                            "-logtostderr=true",
-                            "-alsologtostderr=true",
-                            *_tls_args(view),
-                        ],
-                        "command": ["webhook"],
-                        "env": [{"name": "NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1",
-                                                                                 "fieldPath": "metadata.namespace"}}}],
-                        "image": view.env.get("NETWORK_RESOURCES_INJECTOR_IMAGE"),
-                        "imagePullPolicy": "IfNotPresent",
-                        "name": "webhook-server",
-                        "resources": {"requests": {"cpu": "10m", "memory": "50Mi"}},
-                        "securityContext": common.restricted_security_context(),
-                        "terminationMessagePath": "/dev/termination-log",
-                        "terminationMessagePolicy": "FallbackToLogsOnError",
-                        "volumeMounts": [{"mountPath": "/etc/tls", "name": "tls", "readOnly": True}],
-                    }
-                ],
+                "affinity": _affinity(),
+                "containers": [_container(view)],
                 "nodeSelector": {"kubernetes.io/os": "linux"},
                 "priorityClassName": "system-cluster-critical",
                 "securityContext": {"runAsNonRoot": True},
@@ -106,6 +61,59 @@ def build(view: HCView) -> dict[str, t.Any]:
             },
         },
     }
-    if not deployment["spec"]["template"]["spec"]["containers"][0]["image"]:
-        del deployment["spec"]["template"]["spec"]["containers"][0]["image"]
     return deployment
+
+
+def _affinity() -> dict[str, t.Any]:
+    """Preferably on control-plane nodes, one replica per node."""
+    return {
+        "nodeAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                _prefer("node-role.kubernetes.io/control-plane", "Exists", 100),
+                _prefer("node-role.kubevirt.io/control-plane", "Exists", 100),
+                _prefer("node-role.kubernetes.io/worker", "DoesNotExist", 50),
+            ]
+        },
+        "podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "podAffinityTerm": {
+                        "labelSelector": {"matchExpressions": [
+                            {"key": "app.kubernetes.io/component", "operator": "In", "values": [NAME]}
+                        ]},
+                        "topologyKey": "kubernetes.io/hostname",
+                    },
+                    "weight": 1,
+                }
+            ]
+        },
+    }
+
+
+def _container(view: HCView) -> dict[str, t.Any]:
+    container: dict[str, t.Any] = {
+        "args": [
+            "-bind-address=0.0.0.0",
+            "-port=6443",
+            "-tls-private-key-file=/etc/tls/tls.key",
+            "-tls-cert-file=/etc/tls/tls.crt",
+            "-insecure=true",
+            "-logtostderr=true",
+            "-alsologtostderr=true",
+            *_tls_args(view),
+        ],
+        "command": ["webhook"],
+        "env": [{"name": "NAMESPACE", "valueFrom": {"fieldRef": {"apiVersion": "v1",
+                                                                 "fieldPath": "metadata.namespace"}}}],
+        "image": view.env.get("NETWORK_RESOURCES_INJECTOR_IMAGE"),
+        "imagePullPolicy": "IfNotPresent",
+        "name": "webhook-server",
+        "resources": {"requests": {"cpu": "10m", "memory": "50Mi"}},
+        "securityContext": common.restricted_security_context(),
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "FallbackToLogsOnError",
+        "volumeMounts": [{"mountPath": "/etc/tls", "name": "tls", "readOnly": True}],
+    }
+    if not container["image"]:
+        del container["image"]   # no image in the environment: none is written
+    return container
