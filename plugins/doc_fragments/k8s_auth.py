@@ -10,8 +10,10 @@ class ModuleDocFragment:
 options:
   kubeconfig:
     description:
-      - Path to a kubeconfig file, or the kubeconfig as a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then the
-        kubernetes client's own default (C(KUBECONFIG), C(~/.kube/config)).
+      - Path to a kubeconfig file (or several, separated by V(:), merged as kubectl merges them), or the kubeconfig as
+        a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then C(KUBECONFIG), then C(~/.kube/config).
+      - A user whose credentials a program gives (C(exec), C(auth-provider)) is loaded with the kubernetes Python
+        client, which runs the program and renews what it gives; every other user is read without it.
     type: raw
   context:
     description: Kubeconfig context. Defaults to C(K8S_AUTH_CONTEXT), then the current context.
@@ -41,7 +43,7 @@ options:
     description: HTTP proxy URL for the API server's requests. Defaults to C(K8S_AUTH_PROXY).
     type: str
   no_proxy:
-    description: Comma-separated hosts and domains reached without O(proxy). Defaults to C(K8S_AUTH_NO_PROXY).
+    description: Comma-separated hosts, domains and CIDRs reached without O(proxy). Defaults to C(K8S_AUTH_NO_PROXY).
     type: str
   impersonate_user:
     description: User to act as (Kubernetes impersonation; the credential needs the C(impersonate) verb). Defaults to
@@ -70,5 +72,6 @@ options:
     type: int
     default: 900
 requirements:
-  - kubernetes (the Python client, for kubeconfig loading and TLS)
+  - urllib3 (the HTTP client; the kubernetes Python client brings it)
+  - kubernetes (the Python client, for kubeconfig users with C(exec) or C(auth-provider) credentials)
 """

@@ -47,7 +47,7 @@ CACHE = pathlib.Path(os.environ.get("VIRTINFRA_CACHE")
                      / "virtinfra-hyperconverged")
 VENVS = CACHE / "ansible-core"
 # What ansible-test units needs besides ansible-core (its units requirements) and the collection's own.
-UNIT_REQUIREMENTS = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-mock==3.17.0", "mock==5.2.0")
+UNIT_REQUIREMENTS = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-mock==3.17.0", "mock==5.2.0", "trustme==1.2.1")
 DEPENDENCIES = ("community/general", "ansible/posix")  # galaxy.yml dependencies
 INVENTORY = ROOT / "examples" / "inventory" / "hosts.yml"
 

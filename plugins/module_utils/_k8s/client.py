@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""One HTTP client per module call: kubeconfig loading (kubernetes client library), retries, request counting.
+"""One HTTP client per module call: connection set-up, retries, request counting.
 
 PRIVATE: the interface may change without notice.
 """
@@ -9,22 +9,25 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
+import os
 import random
 import re
+import ssl
+import tempfile
 import threading
 import time
 import typing as t
 from urllib.parse import urlencode, urlsplit
 
+from .kubeconfig import Endpoint, KubeconfigError, default_paths, read
+
 try:
     import urllib3
-    import yaml
-    from kubernetes import client as k8s_client
-    from kubernetes import config as k8s_config
-    from kubernetes.config.config_exception import ConfigException
     from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
-except ImportError as exc:  # reported by the module with missing_required_lib
+    from urllib3.util.ssl_ import create_urllib3_context
+except ImportError as exc:  # reported by the module with missing_required_lib (the kubernetes package brings it)
     KUBERNETES_IMPORT_ERROR: ImportError | None = exc
 else:
     KUBERNETES_IMPORT_ERROR = None
@@ -77,29 +80,144 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
     return f"user {match['user']} cannot {match['verb']} {resource} {scope}"
 
 
-def _configuration(kubeconfig: str | dict[str, t.Any] | None, context: str | None, host: str | None,
-                   overrides: t.Mapping[str, t.Any]) -> t.Any:
-    """The kubernetes client's Configuration from the kubeconfig (none when only a host is given), with the explicit
-    options over it."""
+def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, host: str | None,
+             overrides: t.Mapping[str, t.Any]) -> tuple[Endpoint, t.Callable[[], str | None] | None]:
+    """The server and credentials: the kubeconfig's (none when only a host is given) with the explicit options over
+    them; and, for a user whose token a program gives (exec, auth-provider), where to ask for the current one."""
+    try:
+        found = Endpoint(server="") if host and not kubeconfig else read(kubeconfig, context)
+    except KubeconfigError as exc:
+        raise KubeError(str(exc)) from None
+    renewed = None
+    if found.plugin:
+        found, renewed = _from_library(kubeconfig, context, found)
+    changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
+    if "server" in changes:
+        changes["server"] = changes["server"].rstrip("/")
+    if "ca_file" in changes:
+        changes["ca_data"] = None
+    if "cert_file" in changes:
+        changes["cert_data"] = None
+    if "key_file" in changes:
+        changes["key_data"] = None
+    if "authorization" in changes:
+        renewed = None
+    found = found.but(**changes)
+    if not found.server:
+        raise KubeError("no API server: set host, or kubeconfig with a cluster's server")
+    return found, renewed
+
+
+def _from_library(kubeconfig: str | dict[str, t.Any] | None, context: str | None, found: Endpoint
+                  ) -> tuple[Endpoint, t.Callable[[], str | None]]:
+    """A user whose credentials a program gives: the kubernetes client library's kubeconfig loader runs it (and
+    again when the token it gave expires), as kubectl would."""
+    try:
+        from kubernetes import client as k8s_client
+        from kubernetes import config as k8s_config
+        from kubernetes.config.config_exception import ConfigException
+    except ImportError as exc:
+        raise KubeError(f"the kubeconfig's user has {found.plugin} credentials, which need the kubernetes Python "
+                        f"package: {exc}") from None
     configuration = k8s_client.Configuration()
     try:
         if isinstance(kubeconfig, dict):
             k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=configuration)
-        elif kubeconfig or not host:
-            k8s_config.load_kube_config(config_file=kubeconfig, context=context, client_configuration=configuration)
+        else:
+            k8s_config.load_kube_config(config_file=kubeconfig or default_paths(), context=context,
+                                        client_configuration=configuration)
     except (ConfigException, OSError) as exc:
         raise KubeError(f"cannot load kubeconfig: {exc}") from exc
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{kubeconfig or '~/.kube/config'}"
-        if mark is not None:
-            where += f", line {mark.line + 1}, column {mark.column + 1}"
-        raise KubeError(f"cannot load kubeconfig {where}: not valid YAML "
-                        f"({getattr(exc, 'problem', None) or exc})") from None
-    for attribute, value in overrides.items():
-        if value is not None and value != "":
-            setattr(configuration, attribute, value)
-    return configuration
+
+    def renewed() -> str | None:
+        bearer = configuration.auth_settings().get("BearerToken")
+        return bearer.get("value") if bearer else None
+
+    # An exec plugin may give a client certificate instead of a token.
+    return found.but(cert_file=configuration.cert_file or found.cert_file,
+                     key_file=configuration.key_file or found.key_file), renewed
+
+
+def pool_manager(target: Endpoint, no_proxy: str | None, maxsize: int) -> t.Any:
+    """urllib3's pool (through the proxy unless no_proxy names the server), with one TLS context for every
+    connection: as the kubernetes client library builds it (client/rest.py, RESTClientObject), except that embedded
+    client keys are loaded from a file that exists only while they are read."""
+    args: dict[str, t.Any] = {"maxsize": maxsize}
+    if target.server.startswith("https"):
+        args["ssl_context"] = _tls(target)
+        args["cert_reqs"] = "CERT_NONE" if target.insecure else "CERT_REQUIRED"
+        if target.tls_server_name:
+            args["server_hostname"] = target.tls_server_name
+    if target.proxy and not _bypasses_proxy(target.server, no_proxy or ""):
+        if target.proxy.split("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
+            from urllib3.contrib.socks import SOCKSProxyManager
+            return SOCKSProxyManager(target.proxy, **args)
+        return urllib3.ProxyManager(target.proxy, **args)
+    return urllib3.PoolManager(**args)
+
+
+def _tls(target: Endpoint) -> ssl.SSLContext:
+    for what, path in (("CA certificate", target.ca_file), ("client certificate", target.cert_file),
+                       ("client key", target.key_file)):
+        if path and not os.path.isfile(path):
+            raise KubeError(f"{what} {path}: no such file")
+    context = create_urllib3_context(cert_reqs=ssl.CERT_NONE if target.insecure else ssl.CERT_REQUIRED)
+    try:
+        if target.insecure:
+            pass
+        elif target.ca_file or target.ca_data:
+            data = target.ca_data
+            # PEM as text, anything else as DER bytes (what ssl reads from each).
+            context.load_verify_locations(cafile=target.ca_file, cadata=data.decode("ascii", "replace")
+                                          if data and data.lstrip().startswith(b"-----") else data)
+        else:
+            context.load_default_certs()
+        if target.cert_file or target.cert_data:
+            with _pem_files(target) as (cert_file, key_file):
+                context.load_cert_chain(cert_file, key_file)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise KubeError(f"cannot use the TLS settings for {target.server}: {exc}") from None
+    return context
+
+
+@contextlib.contextmanager
+def _pem_files(target: Endpoint) -> t.Iterator[tuple[str, str | None]]:
+    """Certificate and key as files, for ssl's load_cert_chain: embedded ones written to a private directory that
+    is removed as soon as they are loaded."""
+    with tempfile.TemporaryDirectory(prefix="virtinfra-tls-") as private:
+        cert_file, key_file = target.cert_file, target.key_file
+        for name, data in (("cert", target.cert_data), ("key", target.key_data)):
+            if data:
+                path = os.path.join(private, name)
+                with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as stream:
+                    stream.write(data)
+                cert_file, key_file = (path, key_file) if name == "cert" else (cert_file, path)
+        yield t.cast(str, cert_file), key_file
+
+
+def _bypasses_proxy(url: str, no_proxy: str) -> bool:
+    """Whether no_proxy (comma-separated hosts, domains, host:port or CIDRs) names the server."""
+    import ipaddress
+
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    for entry in (e.strip().lower() for e in no_proxy.split(",")):
+        if entry == "*":
+            return True
+        if not entry:
+            continue
+        if address is not None:
+            with contextlib.suppress(ValueError):
+                if address in ipaddress.ip_network(entry, strict=False):
+                    return True
+        entry = entry.lstrip(".")
+        if entry in (host, parts.netloc.lower()) or host.endswith("." + entry) or parts.netloc.endswith("." + entry):
+            return True
+    return False
 
 
 class Connection:
@@ -116,22 +234,22 @@ class Connection:
                  sleep: t.Callable[[float], None] = time.sleep) -> None:
         if KUBERNETES_IMPORT_ERROR is not None:
             raise KUBERNETES_IMPORT_ERROR
-        # kubernetes.core's options, where the kubernetes client's Configuration takes them.
-        configuration = _configuration(kubeconfig, context, host, {
-            "host": host, "api_key": {"authorization": f"Bearer {api_key}"} if api_key else None,
-            "cert_file": client_cert, "key_file": client_key, "proxy": proxy, "no_proxy": no_proxy,
-            "verify_ssl": validate_certs, "ssl_ca_cert": ca_cert})
+        # kubernetes.core's options, over what the kubeconfig says.
+        target, self._renewed = endpoint(kubeconfig, context, host, {
+            "server": host, "authorization": f"Bearer {api_key}" if api_key else None,
+            "cert_file": client_cert, "key_file": client_key, "proxy": proxy,
+            "insecure": None if validate_certs is None else not validate_certs, "ca_file": ca_cert})
         # Kubernetes' user impersonation headers (k8s.io/client-go transport, ImpersonationConfig).
         self._impersonation: list[tuple[str, str]] = (
             ([("Impersonate-User", impersonate_user)] if impersonate_user else [])
             + [("Impersonate-Group", group) for group in impersonate_groups])
-        self._configuration = configuration
-        configuration.connection_pool_maxsize = 64   # one connection per worker (the concurrency option)
-        self._pool = k8s_client.ApiClient(configuration).rest_client.pool_manager
-        self._host = configuration.host.rstrip("/")
+        self.endpoint = target
+        self._pool = pool_manager(target, no_proxy, maxsize=64)   # one connection per worker (the concurrency option)
+        self._host = target.server
         # Every request goes to one host: without a proxy, its connection pool is used directly, which saves the
         # pool manager's URL parsing and pool lookup on each of them (a fifth of the client's CPU per request).
-        self._host_pool = None if configuration.proxy else self._pool.connection_from_url(self._host)
+        self._host_pool = (self._pool.connection_from_url(self._host)
+                           if type(self._pool) is urllib3.PoolManager else None)
         parts = urlsplit(self._host)
         self._origin = f"{parts.scheme}://{parts.netloc}"
         self._path_prefix = parts.path   # a server behind a path (Rancher's /k8s/clusters/<id>)
@@ -245,12 +363,14 @@ class Connection:
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _bearer(self) -> str | None:
-        """The Authorization header value, from the kubeconfig loader (which refreshes exec/OIDC tokens)."""
+        """The Authorization header value: the static one, or the one the kubeconfig loader gives (it renews exec
+        and OIDC tokens), asked again after TOKEN_REUSE_SECONDS."""
+        if self._renewed is None:
+            return self.endpoint.authorization
         now = time.monotonic()
         cached = self._token
         if cached is None or now - cached[0] >= TOKEN_REUSE_SECONDS:
-            bearer = self._configuration.auth_settings().get("BearerToken")
-            cached = self._token = (now, bearer.get("value") if bearer else None)
+            cached = self._token = (now, self._renewed())
         return cached[1]
 
     def _pause(self, seconds: float, method: str, path: str) -> None:

@@ -9,14 +9,22 @@ that replays a scripted sequence of responses (the one place a stand-in is used)
 
 from __future__ import annotations
 
+import base64
 import http.server
 import json
+import os
 import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import textwrap
 import threading
 import time
 import typing as t
 
 import pytest
+import trustme
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import client as client_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
@@ -71,6 +79,13 @@ def connect(server, retries: int = 3) -> tuple[Connection, list[float]]:
     return Connection(host=host, api_key="secret-token", retries=retries, backoff=0.5, sleep=slept.append), slept
 
 
+def kubeconfig(server: str, user: dict[str, t.Any], **cluster: t.Any) -> dict[str, t.Any]:
+    return {"apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "k", "cluster": {"server": server, **cluster}}],
+            "users": [{"name": "u", "user": user}],
+            "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}]}
+
+
 def status(code: int, message: str = "", **details: t.Any) -> tuple[int, t.Any, dict[str, str]]:
     return (code, {"kind": "Status", "code": code, "message": message, "details": details}, {})
 
@@ -86,23 +101,36 @@ def test_retries_429_and_5xx_with_backoff_and_retry_after(scripted):
     assert {seen[2] for seen in Script.seen} == {"Bearer secret-token"}
 
 
-def test_a_token_is_asked_of_the_kubeconfig_loader_once_per_reuse_period_and_a_renewed_one_is_sent(
-        scripted, monkeypatch):
-    connection, _slept = connect(scripted)
-    asked: list[int] = []
-
-    def renew(configuration: t.Any) -> None:   # as the kubeconfig loader's hook renews an exec/OIDC token
-        asked.append(1)
-        configuration.api_key = {"authorization": f"Bearer token-{len(asked)}"}
-
-    setattr(connection._configuration, "refresh_api_key_hook", renew)  # noqa: B010 (typed as None)
+def test_an_exec_plugins_token_is_asked_for_once_per_reuse_period_and_a_renewed_one_is_sent(
+        scripted, monkeypatch, tmp_path):
+    # A real exec credential plugin, run by the kubernetes library's loader: each run gives a new token that expires
+    # within the loader's five-minute margin, so the loader runs it again whenever it is asked.
+    runs = tmp_path / "runs"
+    plugin = tmp_path / "credential-plugin"
+    plugin.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import datetime, json, pathlib
+        runs = pathlib.Path({str(runs)!r})
+        count = len(runs.read_text()) + 1 if runs.exists() else 1
+        runs.write_text("x" * count)
+        expires = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=1)
+        print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+                          "status": {{"token": f"token-{{count}}",
+                                     "expirationTimestamp": expires.strftime("%Y-%m-%dT%H:%M:%SZ")}}}}))
+        """))
+    plugin.chmod(0o700)
+    config = kubeconfig(f"http://127.0.0.1:{scripted.server_address[1]}", {
+        "exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin),
+                 "interactiveMode": "Never"}})
+    connection = Connection(kubeconfig=config)
     Script.replies = [(200, {}, {})] * 4
     for _request in range(3):
         connection.request("GET", "/api")
-    assert len(asked) == 1 and {seen[2] for seen in Script.seen} == {"Bearer token-1"}
+    tokens = [str(seen[2]) for seen in Script.seen]
+    assert len(set(tokens)) == 1 and tokens[0].startswith("Bearer token-")
     monkeypatch.setattr(client_module, "TOKEN_REUSE_SECONDS", 0.0)   # the reuse period is over
     connection.request("GET", "/api")
-    assert len(asked) == 2 and Script.seen[-1][2] == "Bearer token-2"
+    assert str(Script.seen[-1][2]) != tokens[0] and str(Script.seen[-1][2]).startswith("Bearer token-")
 
 
 def test_a_server_behind_a_path_gets_every_request_under_that_path(scripted):
@@ -254,7 +282,110 @@ def test_a_proxy_carries_the_requests_and_no_proxy_goes_around_it(scripted):
     assert Script.seen[1][1] == "/version"
 
 
-def test_client_certificate_options_reach_the_tls_configuration():
-    connection = Connection(host="https://127.0.0.1:6443", client_cert="/etc/k/client.crt", client_key="/etc/k/key")
-    assert (connection._configuration.cert_file, connection._configuration.key_file) == ("/etc/k/client.crt",
-                                                                                         "/etc/k/key")
+
+
+# ---------------------------------------------------------------- TLS, as the kubeconfig describes it
+
+class Peer(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with the subject of the client certificate the TLS handshake presented."""
+
+    def do_GET(self) -> None:
+        peer = self.connection.getpeercert() or {}
+        subject = dict(pair[0] for pair in peer.get("subject", ()))
+        data = json.dumps({"client": subject.get("commonName") or "", "auth": self.headers.get("Authorization")})
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data.encode())
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def tls_server():
+    """An HTTPS server whose certificate names only "kubernetes" (not 127.0.0.1), asking for a client certificate."""
+    ca = trustme.CA()
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Peer)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("kubernetes").configure_cert(context)
+    ca.configure_trust(context)
+    context.verify_mode = ssl.CERT_OPTIONAL
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield ca, f"https://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def leftover_key_files() -> list[str]:
+    return [name for name in os.listdir(tempfile.gettempdir()) if name.startswith("virtinfra-tls-")]
+
+
+def test_embedded_ca_and_client_certificate_reach_the_handshake_and_leave_no_file(tls_server):
+    ca, server = tls_server
+    issued = ca.issue_cert("admin@example.com", common_name="admin@example.com")
+    before = leftover_key_files()
+    config = kubeconfig(server, {"client-certificate-data": b64(issued.cert_chain_pems[0].bytes()),
+                                 "client-key-data": b64(issued.private_key_pem.bytes())},
+                        **{"certificate-authority-data": b64(ca.cert_pem.bytes()), "tls-server-name": "kubernetes"})
+    assert Connection(kubeconfig=config, retries=0).request("GET", "/version") == {"client": "admin@example.com",
+                                                                                    "auth": None}
+    assert leftover_key_files() == before
+
+
+def test_files_named_relative_to_the_kubeconfig_file_and_a_token_beside_the_certificate(tls_server, tmp_path):
+    ca, server = tls_server
+    issued = ca.issue_cert("ops@example.com", common_name="ops@example.com")
+    (tmp_path / "pki").mkdir()
+    ca.cert_pem.write_to_path(str(tmp_path / "pki" / "ca.crt"))
+    issued.cert_chain_pems[0].write_to_path(str(tmp_path / "pki" / "ops.crt"))
+    issued.private_key_pem.write_to_path(str(tmp_path / "pki" / "ops.key"))
+    (tmp_path / "token").write_text("file-token\n")
+    path = tmp_path / "config"
+    path.write_text(json.dumps(kubeconfig(server, {"client-certificate": "pki/ops.crt", "client-key": "pki/ops.key",
+                                                   "tokenFile": "token"},
+                                          **{"certificate-authority": "pki/ca.crt", "tls-server-name": "kubernetes"})))
+    answer = Connection(kubeconfig=str(path), retries=0).request("GET", "/version")
+    assert answer == {"client": "ops@example.com", "auth": "Bearer file-token"}   # the token file's newline trimmed
+
+
+def test_a_certificate_for_another_name_is_refused_without_tls_server_name_and_insecure_skips_the_check(tls_server):
+    ca, server = tls_server
+    trusted = {"certificate-authority-data": b64(ca.cert_pem.bytes())}
+    with pytest.raises(Unreachable, match=r"TLS verification of .* failed"):
+        Connection(kubeconfig=kubeconfig(server, {"token": "t"}, **trusted), retries=0).request("GET", "/version")
+    with pytest.raises(Unreachable, match=r"TLS verification of .* failed"):   # a CA that did not sign it
+        Connection(kubeconfig=kubeconfig(server, {"token": "t"}, **{
+            "certificate-authority-data": b64(trustme.CA().cert_pem.bytes()), "tls-server-name": "kubernetes"}),
+            retries=0).request("GET", "/version")
+    insecure = Connection(kubeconfig=kubeconfig(server, {"token": "t"}, **{"insecure-skip-tls-verify": True}), retries=0)
+    assert insecure.request("GET", "/version") == {"client": "", "auth": "Bearer t"}
+    # validate_certs: false over a kubeconfig that verifies, as kubernetes.core's option does.
+    assert Connection(kubeconfig=kubeconfig(server, {"token": "t"}, **trusted), validate_certs=False,
+                      retries=0).request("GET", "/version")["auth"] == "Bearer t"
+
+
+def test_a_missing_certificate_file_is_named_before_any_request(tmp_path):
+    with pytest.raises(KubeError, match=f"client certificate {tmp_path}/gone.crt: no such file"):
+        Connection(host="https://127.0.0.1:6443", client_cert=str(tmp_path / "gone.crt"), client_key=str(tmp_path / "k"))
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def test_a_module_with_a_static_credential_never_imports_the_kubernetes_library(tmp_path):
+    # Importing the library costs 0.23 s in each module process (bench/site_apply.py); only exec and auth-provider
+    # users need it.
+    path = tmp_path / "config"
+    path.write_text(json.dumps(kubeconfig("https://127.0.0.1:6443", {"token": "t"}, **{"insecure-skip-tls-verify": True})))
+    probe = ("import json, sys\n"
+             "from ansible_collections.virtinfra.hyperconverged.plugins.modules import cluster_info, k8s_apply, operators\n"
+             "from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection\n"
+             f"Connection(kubeconfig={str(path)!r})\n"
+             "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('kubernetes', 'pydantic'))))\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": ":".join(sys.path)})
+    assert json.loads(done.stdout) == []

@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import trustme
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC, connect
 
 
@@ -17,11 +19,17 @@ def test_kubernetes_core_options_and_their_environment_variables():
 
 
 def test_connect_hands_every_option_to_the_connection(tmp_path):
-    connection = connect({"host": "https://127.0.0.1:6443", "api_key": "t", "client_cert": "/c.crt",
-                          "client_key": "/c.key", "proxy": "http://proxy:3128", "no_proxy": "127.0.0.1",
+    ca = trustme.CA()
+    issued = ca.issue_cert("ops@example.com")
+    cert, key = tmp_path / "c.crt", tmp_path / "c.key"
+    issued.cert_chain_pems[0].write_to_path(str(cert))
+    issued.private_key_pem.write_to_path(str(key))
+    connection = connect({"host": "https://127.0.0.1:6443", "api_key": "t", "client_cert": str(cert),
+                          "client_key": str(key), "proxy": "http://proxy:3128", "no_proxy": "10.0.0.0/8",
                           "impersonate_user": "ops", "impersonate_groups": ["a"], "retries": 0,
                           "request_timeout": 7, "timeout": 60})
-    configuration = connection._configuration
-    assert (configuration.cert_file, configuration.key_file) == ("/c.crt", "/c.key")
-    assert (configuration.proxy, configuration.no_proxy) == ("http://proxy:3128", "127.0.0.1")
+    endpoint = connection.endpoint
+    assert (endpoint.cert_file, endpoint.key_file) == (str(cert), str(key))
+    assert endpoint.proxy == "http://proxy:3128" and endpoint.authorization == "Bearer t"
+    assert type(connection._pool).__name__ == "ProxyManager"   # 127.0.0.1 is not in no_proxy
     assert connection.retries == 0 and connection.request_timeout == 7
