@@ -9,24 +9,19 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
-import os
 import random
 import re
-import ssl
-import tempfile
 import threading
 import time
 import typing as t
 from urllib.parse import urlencode, urlsplit
 
 from .kubeconfig import Endpoint, KubeconfigError, default_paths, read
+from .transport import TransportError, transport
 
 try:
-    import urllib3
-    from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
-    from urllib3.util.ssl_ import create_urllib3_context
+    import urllib3  # noqa: F401 (the transport's; checked here, where the modules look)
 except ImportError as exc:  # reported by the module with missing_required_lib (the kubernetes package brings it)
     KUBERNETES_IMPORT_ERROR: ImportError | None = exc
 else:
@@ -138,88 +133,6 @@ def _from_library(kubeconfig: str | dict[str, t.Any] | None, context: str | None
                      key_file=configuration.key_file or found.key_file), renewed
 
 
-def pool_manager(target: Endpoint, no_proxy: str | None, maxsize: int) -> t.Any:
-    """urllib3's pool (through the proxy unless no_proxy names the server), with one TLS context for every
-    connection: as the kubernetes client library builds it (client/rest.py, RESTClientObject), except that embedded
-    client keys are loaded from a file that exists only while they are read."""
-    args: dict[str, t.Any] = {"maxsize": maxsize}
-    if target.server.startswith("https"):
-        args["ssl_context"] = _tls(target)
-        args["cert_reqs"] = "CERT_NONE" if target.insecure else "CERT_REQUIRED"
-        if target.tls_server_name:
-            args["server_hostname"] = target.tls_server_name
-    if target.proxy and not _bypasses_proxy(target.server, no_proxy or ""):
-        if target.proxy.split("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
-            from urllib3.contrib.socks import SOCKSProxyManager
-            return SOCKSProxyManager(target.proxy, **args)
-        return urllib3.ProxyManager(target.proxy, **args)
-    return urllib3.PoolManager(**args)
-
-
-def _tls(target: Endpoint) -> ssl.SSLContext:
-    for what, path in (("CA certificate", target.ca_file), ("client certificate", target.cert_file),
-                       ("client key", target.key_file)):
-        if path and not os.path.isfile(path):
-            raise KubeError(f"{what} {path}: no such file")
-    context = create_urllib3_context(cert_reqs=ssl.CERT_NONE if target.insecure else ssl.CERT_REQUIRED)
-    try:
-        if target.insecure:
-            pass
-        elif target.ca_file or target.ca_data:
-            data = target.ca_data
-            # PEM as text, anything else as DER bytes (what ssl reads from each).
-            context.load_verify_locations(cafile=target.ca_file, cadata=data.decode("ascii", "replace")
-                                          if data and data.lstrip().startswith(b"-----") else data)
-        else:
-            context.load_default_certs()
-        if target.cert_file or target.cert_data:
-            with _pem_files(target) as (cert_file, key_file):
-                context.load_cert_chain(cert_file, key_file)
-    except (ssl.SSLError, OSError, ValueError) as exc:
-        raise KubeError(f"cannot use the TLS settings for {target.server}: {exc}") from None
-    return context
-
-
-@contextlib.contextmanager
-def _pem_files(target: Endpoint) -> t.Iterator[tuple[str, str | None]]:
-    """Certificate and key as files, for ssl's load_cert_chain: embedded ones written to a private directory that
-    is removed as soon as they are loaded."""
-    with tempfile.TemporaryDirectory(prefix="virtinfra-tls-") as private:
-        cert_file, key_file = target.cert_file, target.key_file
-        for name, data in (("cert", target.cert_data), ("key", target.key_data)):
-            if data:
-                path = os.path.join(private, name)
-                with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as stream:
-                    stream.write(data)
-                cert_file, key_file = (path, key_file) if name == "cert" else (cert_file, path)
-        yield t.cast(str, cert_file), key_file
-
-
-def _bypasses_proxy(url: str, no_proxy: str) -> bool:
-    """Whether no_proxy (comma-separated hosts, domains, host:port or CIDRs) names the server."""
-    import ipaddress
-
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    for entry in (e.strip().lower() for e in no_proxy.split(",")):
-        if entry == "*":
-            return True
-        if not entry:
-            continue
-        if address is not None:
-            with contextlib.suppress(ValueError):
-                if address in ipaddress.ip_network(entry, strict=False):
-                    return True
-        entry = entry.lstrip(".")
-        if entry in (host, parts.netloc.lower()) or host.endswith("." + entry) or parts.netloc.endswith("." + entry):
-            return True
-    return False
-
-
 class Connection:
     """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
 
@@ -244,15 +157,12 @@ class Connection:
             ([("Impersonate-User", impersonate_user)] if impersonate_user else [])
             + [("Impersonate-Group", group) for group in impersonate_groups])
         self.endpoint = target
-        self._pool = pool_manager(target, no_proxy, maxsize=64)   # one connection per worker (the concurrency option)
+        try:
+            self.transport = transport(target, no_proxy, maxsize=64)   # a connection per worker (concurrency)
+        except TransportError as exc:
+            raise KubeError(str(exc)) from None
         self._host = target.server
-        # Every request goes to one host: without a proxy, its connection pool is used directly, which saves the
-        # pool manager's URL parsing and pool lookup on each of them (a fifth of the client's CPU per request).
-        self._host_pool = (self._pool.connection_from_url(self._host)
-                           if type(self._pool) is urllib3.PoolManager else None)
-        parts = urlsplit(self._host)
-        self._origin = f"{parts.scheme}://{parts.netloc}"
-        self._path_prefix = parts.path   # a server behind a path (Rancher's /k8s/clusters/<id>)
+        self._path_prefix = urlsplit(self._host).path   # a server behind a path (Rancher's /k8s/clusters/<id>)
         self.request_timeout = request_timeout
         self.retries = retries
         self.backoff = backoff
@@ -303,16 +213,15 @@ class Connection:
         target = self._path_prefix + path
         if query:
             target += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
-        headers = HTTPHeaderDict({"Accept": accept, "User-Agent": "virtinfra.hyperconverged"})
-        for name, value in self._impersonation:   # one header per group, as the API server reads them
-            headers.add(name, value)
+        headers = [("Accept", accept), ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
         token = self._bearer()
         if token:
-            headers["Authorization"] = token
-        payload = None
+            headers.append(("Authorization", token))
+        payload: bytes | None = None
         if body is not None:
-            headers["Content-Type"] = content_type
-            payload = body if isinstance(body, (str, bytes)) else json.dumps(body)
+            headers.append(("Content-Type", content_type))
+            text = body if isinstance(body, (str, bytes)) else json.dumps(body)
+            payload = text.encode() if isinstance(text, str) else text
         attempts = self.retries + 1 if retry else 1
         dry_run = bool(query and query.get("dryRun"))
         throttled = 0
@@ -326,40 +235,33 @@ class Connection:
                     self.dry_runs += 1
             limit = self.request_timeout if remaining is None else min(self.request_timeout, remaining)
             try:
-                timeout = urllib3.Timeout(total=limit)
-                if self._host_pool is not None:
-                    response = self._host_pool.request(method, target, body=payload, headers=headers,
-                                                       timeout=timeout, retries=False, preload_content=True)
-                else:
-                    response = self._pool.request(method, self._origin + target, body=payload, headers=headers,
-                                                  timeout=timeout, retries=False, preload_content=True)
-            except urllib3.exceptions.SSLError as exc:
-                # A certificate the client does not trust stays untrusted: no retry.
-                raise Unreachable(f"TLS verification of {self._host} failed: {_reason(exc)} (set ca_cert to the "
-                                  "cluster's CA, or validate_certs: false for a test cluster)") from None
-            except urllib3.exceptions.HTTPError as exc:
+                status, header, raw = self.transport.send(method, target, payload, headers, limit)
+            except TransportError as exc:
+                if exc.tls:   # a certificate the client does not trust stays untrusted: no retry
+                    raise Unreachable(f"TLS verification of {self._host} failed: {exc} (set ca_cert to the "
+                                      "cluster's CA, or validate_certs: false for a test cluster)") from None
                 if attempt + 1 < attempts:
                     self._pause(self._delay(attempt, None), method, path)
                     continue
-                raise Unreachable(f"API server {self._host} is unreachable: {_reason(exc)}") from None
-            data = _decode(response.data)
-            if response.status < 400:
+                raise Unreachable(f"API server {self._host} is unreachable: {exc}") from None
+            data = _decode(raw)
+            if status < 400:
                 if method in ("POST", "PUT", "PATCH", "DELETE") and not dry_run and counts_as_write:
                     with self._count_lock:
                         self.writes += 1
-                return response.status, data
-            if response.status == 429 and retry and throttled < THROTTLED_RETRIES:
+                return status, data
+            if status == 429 and retry and throttled < THROTTLED_RETRIES:
                 # Priority and fairness turned the request away: not a failure of the server, so it does not use up
                 # the retries. Wait as told, spread out so the turned-away requests do not all come back at once.
                 throttled += 1
                 attempt -= 1
-                delay = self._delay(0, response.headers.get("Retry-After"))
+                delay = self._delay(0, header("Retry-After"))
                 self._pause(delay + random.uniform(0, min(delay, 1.0)), method, path)
                 continue
-            if _retriable(response.status, data) and attempt + 1 < attempts:
-                self._pause(self._delay(attempt, response.headers.get("Retry-After")), method, path)
+            if _retriable(status, data) and attempt + 1 < attempts:
+                self._pause(self._delay(attempt, header("Retry-After")), method, path)
                 continue
-            raise self._error(response.status, data, method, path, self._host)
+            raise self._error(status, data, method, path, self._host)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _bearer(self) -> str | None:
@@ -447,8 +349,3 @@ def _decode(raw: bytes) -> t.Any:
         return json.loads(raw)
     except ValueError:
         return raw.decode("utf-8", "replace")
-
-
-def _reason(exc: BaseException) -> str:
-    reason = getattr(exc, "reason", None) or exc
-    return str(reason).split(": ", 1)[-1] if "Connection refused" not in str(reason) else "connection refused"

@@ -282,8 +282,6 @@ def test_a_proxy_carries_the_requests_and_no_proxy_goes_around_it(scripted):
     assert Script.seen[1][1] == "/version"
 
 
-
-
 # ---------------------------------------------------------------- TLS, as the kubeconfig describes it
 
 class Peer(http.server.BaseHTTPRequestHandler):
@@ -330,8 +328,8 @@ def test_embedded_ca_and_client_certificate_reach_the_handshake_and_leave_no_fil
     config = kubeconfig(server, {"client-certificate-data": b64(issued.cert_chain_pems[0].bytes()),
                                  "client-key-data": b64(issued.private_key_pem.bytes())},
                         **{"certificate-authority-data": b64(ca.cert_pem.bytes()), "tls-server-name": "kubernetes"})
-    assert Connection(kubeconfig=config, retries=0).request("GET", "/version") == {"client": "admin@example.com",
-                                                                                    "auth": None}
+    answer = Connection(kubeconfig=config, retries=0).request("GET", "/version")
+    assert answer == {"client": "admin@example.com", "auth": None}
     assert leftover_key_files() == before
 
 

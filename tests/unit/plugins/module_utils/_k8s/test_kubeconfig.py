@@ -52,8 +52,8 @@ CASES: dict[str, tuple[dict[str, t.Any], dict[str, t.Any] | None]] = {
          "proxy-url": "http://proxy:3128"}, {"token": "t"}),
     "basic auth": ({"server": "https://api:6443", "certificate-authority": "ca.crt"},
                    {"username": "admin", "password": "s3cr:t"}),
-    "a token wins over username and password": ({"server": "https://api"}, {"token": "t", "username": "a",
-                                                                           "password": "b"}),
+    "a token wins over username and password": (
+        {"server": "https://api"}, {"token": "t", "username": "a", "password": "b"}),
     "plain HTTP ignores the CA": ({"server": "http://127.0.0.1:8080", "certificate-authority": "ca.crt"},
                                   {"token": "t"}),
     "no user": ({"server": "https://api:6443", "certificate-authority": "ca.crt"}, None),

@@ -31,5 +31,5 @@ def test_connect_hands_every_option_to_the_connection(tmp_path):
     endpoint = connection.endpoint
     assert (endpoint.cert_file, endpoint.key_file) == (str(cert), str(key))
     assert endpoint.proxy == "http://proxy:3128" and endpoint.authorization == "Bearer t"
-    assert type(connection._pool).__name__ == "ProxyManager"   # 127.0.0.1 is not in no_proxy
+    assert connection.transport.via_proxy   # 127.0.0.1 is not in no_proxy
     assert connection.retries == 0 and connection.request_timeout == 7

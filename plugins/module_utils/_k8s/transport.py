@@ -1,0 +1,244 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Sending one HTTP request to the API server and reading its answer: the TLS context (built once per call), then
+keep-alive connections straight to the server, or urllib3's pool through a proxy. PRIVATE.
+
+Straight to the server, each worker thread keeps one ``http.client`` connection of its own. A request through
+urllib3's pool cost 0.37-0.42 ms of CPU against 0.21-0.23 ms for ``http.client`` on the same connection (its retry,
+timeout and response objects, built for every request), and a from-empty apply sends two requests per object.
+Retries, timeouts and errors stay with the caller (client.Connection.exchange), for both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import ipaddress
+import os
+import select
+import socket
+import ssl
+import tempfile
+import threading
+import typing as t
+from urllib.parse import urlsplit
+
+from .kubeconfig import Endpoint
+
+try:
+    import urllib3
+    from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
+    from urllib3.util.ssl_ import create_urllib3_context
+except ImportError:  # the module reports it (client.KUBERNETES_IMPORT_ERROR)
+    pass
+
+Headers = t.Sequence[tuple[str, str]]
+Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]   # status, header lookup, body
+
+
+class TransportError(Exception):
+    """No answer: the connection failed, timed out or broke. ``tls``: the server's certificate was not trusted."""
+
+    def __init__(self, reason: str, tls: bool = False) -> None:
+        super().__init__(reason)
+        self.tls = tls
+
+
+class Setup(t.Protocol):
+    via_proxy: bool
+
+    def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
+        """One request; the status, a header lookup and the body of the answer."""
+
+
+def transport(endpoint: Endpoint, no_proxy: str | None, maxsize: int) -> Setup:
+    """Straight to the server, or through the endpoint's proxy unless no_proxy names the server."""
+    context = _tls(endpoint) if endpoint.server.startswith("https") else None
+    if endpoint.proxy and not bypasses_proxy(endpoint.server, no_proxy or ""):
+        return Proxied(endpoint, context, maxsize)
+    return Direct(endpoint, context)
+
+
+class Direct:
+    """One keep-alive connection per thread, straight to the server."""
+
+    via_proxy = False
+
+    def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None) -> None:
+        parts = urlsplit(endpoint.server)
+        self._host = parts.hostname or ""
+        self._port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._context = context
+        self._server_name = endpoint.tls_server_name
+        self._local = threading.local()
+
+    def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
+        connection = self._connection(timeout)
+        try:
+            connection.putrequest(method, target, skip_accept_encoding=True)
+            for name, value in headers:
+                connection.putheader(name, value)
+            if body is not None:
+                connection.putheader("Content-Length", str(len(body)))
+            connection.endheaders(body)
+            response = connection.getresponse()
+            data = response.read()
+        except ssl.SSLCertVerificationError as exc:
+            self._drop(connection)
+            raise TransportError(exc.verify_message or str(exc), tls=True) from None
+        except (OSError, http.client.HTTPException) as exc:
+            self._drop(connection)
+            raise TransportError(_reason(exc)) from None
+        if response.will_close:
+            self._drop(connection)
+        return response.status, response.headers.get, data
+
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
+        connection: http.client.HTTPConnection | None = getattr(self._local, "connection", None)
+        if connection is not None and connection.sock is not None and _dropped(connection.sock):
+            self._drop(connection)   # the server closed it while idle: a new one, as urllib3 would
+            connection = None
+        if connection is None:
+            if self._context is not None:
+                connection = _TLSConnection(self._host, self._port, self._context, self._server_name, timeout)
+            else:
+                connection = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+            self._local.connection = connection
+        connection.timeout = timeout
+        if connection.sock is not None:
+            connection.sock.settimeout(timeout)
+        return connection
+
+    def _drop(self, connection: http.client.HTTPConnection) -> None:
+        connection.close()
+        self._local.connection = None
+
+
+class _TLSConnection(http.client.HTTPSConnection):
+    """HTTPS whose certificate is checked against tls-server-name when the kubeconfig gives one."""
+
+    def __init__(self, host: str, port: int, context: ssl.SSLContext, server_name: str | None,
+                 timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=context)
+        self._tls = context
+        self._server_name = server_name or host
+
+    def connect(self) -> None:
+        http.client.HTTPConnection.connect(self)   # TCP (with TCP_NODELAY), then TLS with our server name
+        self.sock = self._tls.wrap_socket(self.sock, server_hostname=self._server_name)
+
+
+class Proxied:
+    """urllib3's pool through an HTTP(S) or SOCKS proxy (which it tunnels HTTPS through)."""
+
+    via_proxy = True
+
+    def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None, maxsize: int) -> None:
+        args: dict[str, t.Any] = {"maxsize": maxsize}
+        if context is not None:
+            args.update(ssl_context=context, cert_reqs="CERT_NONE" if endpoint.insecure else "CERT_REQUIRED")
+            if endpoint.tls_server_name:
+                args["server_hostname"] = endpoint.tls_server_name
+        proxy = str(endpoint.proxy)
+        if proxy.split("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
+            from urllib3.contrib.socks import SOCKSProxyManager
+            self._pool: t.Any = SOCKSProxyManager(proxy, **args)
+        else:
+            self._pool = urllib3.ProxyManager(proxy, **args)
+        parts = urlsplit(endpoint.server)
+        self._origin = f"{parts.scheme}://{parts.netloc}"
+
+    def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
+        collected = HTTPHeaderDict()
+        for name, value in headers:   # one header per impersonated group, as the API server reads them
+            collected.add(name, value)
+        try:
+            response = self._pool.request(method, self._origin + target, body=body, headers=collected,
+                                          timeout=urllib3.Timeout(total=timeout), retries=False,
+                                          preload_content=True)
+        except urllib3.exceptions.SSLError as exc:
+            raise TransportError(_reason(exc), tls=True) from None
+        except urllib3.exceptions.HTTPError as exc:
+            raise TransportError(_reason(exc)) from None
+        return response.status, response.headers.get, response.data
+
+
+def _dropped(sock: socket.socket) -> bool:
+    """An idle keep-alive connection with something to read has been closed by the server."""
+    try:
+        return bool(select.select([sock], [], [], 0)[0])
+    except (OSError, ValueError):
+        return True
+
+
+def _reason(exc: BaseException) -> str:
+    reason = getattr(exc, "reason", None) or exc
+    text = str(reason)
+    if "Connection refused" in text or isinstance(exc, ConnectionRefusedError):
+        return "connection refused"
+    return text.split(": ", 1)[-1] or type(exc).__name__
+
+
+def _tls(target: Endpoint) -> ssl.SSLContext:
+    """One context for every connection of the call: the CA (or the system's), the client certificate."""
+    for what, path in (("CA certificate", target.ca_file), ("client certificate", target.cert_file),
+                       ("client key", target.key_file)):
+        if path and not os.path.isfile(path):
+            raise TransportError(f"{what} {path}: no such file")
+    context = create_urllib3_context(cert_reqs=ssl.CERT_NONE if target.insecure else ssl.CERT_REQUIRED)
+    try:
+        if target.insecure:
+            pass
+        elif target.ca_file or target.ca_data:
+            data = target.ca_data
+            # PEM as text, anything else as DER bytes (what ssl reads from each).
+            context.load_verify_locations(cafile=target.ca_file, cadata=data.decode("ascii", "replace")
+                                          if data and data.lstrip().startswith(b"-----") else data)
+        else:
+            context.load_default_certs()
+        if target.cert_file or target.cert_data:
+            with _pem_files(target) as (cert_file, key_file):
+                context.load_cert_chain(cert_file, key_file)
+    except (ssl.SSLError, OSError, ValueError) as exc:
+        raise TransportError(f"cannot use the TLS settings for {target.server}: {exc}") from None
+    return context
+
+
+@contextlib.contextmanager
+def _pem_files(target: Endpoint) -> t.Iterator[tuple[str, str | None]]:
+    """Certificate and key as files, for ssl's load_cert_chain: embedded ones written to a private directory that
+    is removed as soon as they are loaded."""
+    with tempfile.TemporaryDirectory(prefix="virtinfra-tls-") as private:
+        cert_file, key_file = target.cert_file, target.key_file
+        for name, data in (("cert", target.cert_data), ("key", target.key_data)):
+            if data:
+                path = os.path.join(private, name)
+                with open(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "wb") as stream:
+                    stream.write(data)
+                cert_file, key_file = (path, key_file) if name == "cert" else (cert_file, path)
+        yield t.cast(str, cert_file), key_file
+
+
+def bypasses_proxy(url: str, no_proxy: str) -> bool:
+    """Whether no_proxy names the server: ``*``, a host or domain (with or without a leading dot), host:port, or an
+    address range (as Go's golang.org/x/net/http/httpproxy reads NO_PROXY for kubectl)."""
+    parts = urlsplit(url)
+    host, netloc = (parts.hostname or "").lower(), parts.netloc.lower()
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    for entry in (e.strip().lower() for e in no_proxy.split(",")):
+        if entry == "*":
+            return True
+        if not entry:
+            continue
+        if address is not None:
+            with contextlib.suppress(ValueError):
+                if address in ipaddress.ip_network(entry, strict=False):
+                    return True
+        entry = entry.lstrip(".")
+        if entry in (host, netloc) or host.endswith("." + entry) or netloc.endswith("." + entry):
+            return True
+    return False

@@ -1,0 +1,105 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Connections straight to the server: kept alive per thread, replaced when the server closed them, and the
+no_proxy rules. (TLS through the same connections: test_client.py, against an HTTPS server.)"""
+
+from __future__ import annotations
+
+import http.server
+import threading
+import time
+import typing as t
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import Endpoint
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.transport import (
+    Direct,
+    TransportError,
+    bypasses_proxy,
+    transport,
+)
+
+
+class KeepAlive(http.server.BaseHTTPRequestHandler):
+    """HTTP/1.1 with keep-alive; answers with the client's port, so a test sees which connection carried it."""
+
+    protocol_version = "HTTP/1.1"
+    close_after_answer: t.ClassVar[bool] = False
+
+    def do_PATCH(self) -> None:
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        data = f'{{"port": {self.client_address[1]}, "got": {len(body)}}}'.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        # Closed without saying so (no "Connection: close"), as a server's idle timeout closes a connection.
+        self.close_connection = type(self).close_after_answer
+
+    do_GET = do_PATCH
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def server():
+    KeepAlive.close_after_answer = False
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KeepAlive)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def port_of(answer: tuple[int, t.Any, bytes]) -> int:
+    return int(answer[2].split(b'"port": ')[1].split(b",")[0])
+
+
+def test_one_thread_keeps_its_connection_and_each_thread_has_its_own(server):
+    direct = transport(Endpoint(server=server), None, maxsize=8)
+    assert isinstance(direct, Direct)
+    first = direct.send("PATCH", "/x", b"{}", [("Content-Type", "application/json")], 5)
+    again = direct.send("PATCH", "/x", b"{\"a\": 1}", [], 5)
+    assert first[0] == 200 and port_of(first) == port_of(again) and b'"got": 8' in again[2]
+    ports: list[int] = []
+    worker = threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
+    worker.start()
+    worker.join()
+    assert ports and ports[0] != port_of(first)
+
+
+def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(server):
+    KeepAlive.close_after_answer = True
+    direct = transport(Endpoint(server=server), None, maxsize=8)
+    first = direct.send("GET", "/x", None, [], 5)
+    time.sleep(0.05)   # the server's close reaches the client
+    second = direct.send("GET", "/x", None, [], 5)
+    assert second[0] == 200 and port_of(second) != port_of(first)
+
+
+def test_no_answer_is_a_transport_error():
+    # A port nothing listens on.
+    direct = transport(Endpoint(server="http://127.0.0.1:9"), None, maxsize=8)
+    with pytest.raises(TransportError, match="connection refused") as failure:
+        direct.send("GET", "/x", None, [], 5)
+    assert not failure.value.tls
+
+
+@pytest.mark.parametrize(("url", "no_proxy", "bypassed"), [
+    ("https://10.1.2.3:6443", "10.0.0.0/8", True),
+    ("https://10.1.2.3:6443", "192.168.0.0/16,example.com", False),
+    ("https://api.cluster.example.com:6443", ".example.com", True),
+    ("https://api.cluster.example.com:6443", "cluster.example.com", True),
+    ("https://api.cluster.example.com:6443", "ample.com", False),
+    ("https://api:6443", "api:6443", True),
+    ("https://api:6443", "api:443", False),
+    ("https://api:6443", "*", True),
+    ("https://api:6443", " , ", False),
+])
+def test_no_proxy_names_hosts_domains_ports_and_ranges(url, no_proxy, bypassed):
+    assert bypasses_proxy(url, no_proxy) is bypassed
