@@ -56,3 +56,15 @@ def test_each_stage_makes_a_new_record_from_the_last_and_none_can_be_changed():
     with pytest.raises(dataclasses.FrozenInstanceError):
         step.action = "created"  # type: ignore[misc]
     assert step.but(action="updated").action == "updated" and step.action == "adopted"
+
+
+def test_a_copy_with_changes_is_what_dataclasses_replace_makes_and_refuses_unknown_fields():
+    target = Target.of(Desired(3, {"metadata": {"name": "web"}}, "apps/v1", "Deployment", "web", "ns"),
+                       live={"metadata": {}}, owner="member")
+    for changes in ({}, {"owner": "shared", "owner_set": "applyset-x"}, {"live": None, "deferred": "CRD"}):
+        made, expected = target.but(**changes), dataclasses.replace(target, **changes)
+        assert type(made) is Target and vars(made) == vars(expected)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        target.but(owner="shared").owner = "member"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="has no field ownr"):
+        target.but(ownr="shared")
