@@ -31,6 +31,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import tempfile
 import time
 import typing as t
 import urllib.request
@@ -118,6 +119,11 @@ class ControlPlane:
                            stderr=subprocess.DEVNULL)
             subprocess.run(["openssl", "rsa", "-in", str(self.workdir / "sa.key"), "-pubout", "-out",
                             str(self.workdir / "sa.pub")], check=True, stderr=subprocess.DEVNULL)
+        if not (self.workdir / "client-ca.crt").exists():
+            # The CA the API server trusts for client certificates (client_certificate() issues them).
+            subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                            "/CN=harness-client-ca", "-keyout", str(self.workdir / "client-ca.key"), "-out",
+                            str(self.workdir / "client-ca.crt")], check=True, stderr=subprocess.DEVNULL)
         (self.workdir / "audit-policy.yaml").write_text(AUDIT_POLICY, encoding="utf-8")
         for attempt in range(3):
             try:
@@ -170,6 +176,7 @@ class ControlPlane:
             "--bind-address=127.0.0.1", f"--secure-port={self.port}", "--advertise-address=127.0.0.1",
             f"--cert-dir={self.workdir / 'certs'}",
             f"--token-auth-file={self.workdir / 'tokens.csv'}",
+            f"--client-ca-file={self.workdir / 'client-ca.crt'}",
             "--authorization-mode=RBAC",
             "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
             f"--service-account-key-file={self.workdir / 'sa.pub'}",
@@ -242,6 +249,20 @@ class ControlPlane:
         }
         self.kubeconfig.write_text(json.dumps(config, indent=2), encoding="utf-8")
         self.kubeconfig.chmod(0o600)
+
+    def client_certificate(self, user: str, group: str) -> tuple[bytes, bytes]:
+        """A client certificate (PEM) and its key for ``user`` in ``group``, as the API server reads them (CN, O)."""
+        work = pathlib.Path(tempfile.mkdtemp(dir=self.workdir))
+        try:
+            subprocess.run(["openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", f"/O={group}/CN={user}",
+                            "-keyout", str(work / "key"), "-out", str(work / "csr")], check=True,
+                           stderr=subprocess.DEVNULL)
+            subprocess.run(["openssl", "x509", "-req", "-in", str(work / "csr"), "-days", "1", "-CA",
+                            str(self.workdir / "client-ca.crt"), "-CAkey", str(self.workdir / "client-ca.key"),
+                            "-CAcreateserial", "-out", str(work / "crt")], check=True, stderr=subprocess.DEVNULL)
+            return (work / "crt").read_bytes(), (work / "key").read_bytes()
+        finally:
+            shutil.rmtree(work)
 
     def kubectl_run(self, *args: str, check: bool = True, context: str = "admin",
                     input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:

@@ -7,6 +7,10 @@ environment variables."""
 
 from __future__ import annotations
 
+import base64
+import json
+import pathlib
+import tempfile
 import textwrap
 
 from test_render_playbook import run_playbook
@@ -39,3 +43,28 @@ def test_impersonation_makes_the_server_decide_as_that_user(tmp_path, control_pl
     done = run_playbook(playbook)
     assert done.returncode == 0, done.stdout
     control_plane.kubectl_run("delete", "configmap", "impersonated", "-n", "default")
+
+
+def test_a_kubeconfig_with_an_embedded_client_certificate_authenticates_as_its_subject(tmp_path, control_plane):
+    # The API server reads the user from the certificate's CN and the group from its O (--client-ca-file).
+    cert, key = control_plane.client_certificate("cert-ops", "system:masters")
+    config = json.loads(control_plane.kubeconfig.read_text())
+    user = {"client-certificate-data": base64.b64encode(cert).decode(),
+            "client-key-data": base64.b64encode(key).decode()}
+    config["users"].append({"name": "cert-ops", "user": user})
+    config["contexts"].append({"name": "cert-ops", "context": {"cluster": "harness", "user": "cert-ops"}})
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(json.dumps(config))
+    kubeconfig.chmod(0o600)
+    playbook = tmp_path / "play.yml"
+    playbook.write_text(textwrap.dedent(PLAY % kubeconfig).replace("context: admin", "context: cert-ops")
+                        .replace("name: impersonated", "name: by-certificate"))
+    before = sorted(p.name for p in pathlib.Path(tempfile.gettempdir()).glob("virtinfra-tls-*"))
+    done = run_playbook(playbook)
+    assert done.returncode == 0, done.stdout
+    writes = [e for e in control_plane.audit_events() if e["verb"] == "patch"
+              and e["objectRef"].get("name") == "by-certificate" and "dryRun" not in e["requestURI"]]
+    assert writes and {e["user"]["username"] for e in writes} == {"cert-ops"}
+    # The key was written to a private file only while it was loaded.
+    assert sorted(p.name for p in pathlib.Path(tempfile.gettempdir()).glob("virtinfra-tls-*")) == before
+    control_plane.kubectl_run("delete", "configmap", "by-certificate", "-n", "default")

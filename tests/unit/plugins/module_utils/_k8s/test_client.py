@@ -13,6 +13,7 @@ import base64
 import http.server
 import json
 import os
+import select
 import socket
 import ssl
 import subprocess
@@ -387,3 +388,53 @@ def test_a_module_with_a_static_credential_never_imports_the_kubernetes_library(
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                           env={"PYTHONPATH": ":".join(sys.path)})
     assert json.loads(done.stdout) == []
+
+
+class Tunnel(http.server.BaseHTTPRequestHandler):
+    """An HTTP proxy that only tunnels (CONNECT), as corporate proxies carry HTTPS; it records where to."""
+
+    tunnels: t.ClassVar[list[str]] = []
+
+    def do_CONNECT(self) -> None:
+        type(self).tunnels.append(self.path)
+        host, port = self.path.rsplit(":", 1)
+        upstream = socket.create_connection((host, int(port)))
+        self.send_response(200, "Connection established")
+        self.end_headers()
+        sockets = [self.connection, upstream]
+        while True:
+            readable, _, _ = select.select(sockets, [], [], 5)
+            if not readable:
+                break
+            for sock in readable:
+                data = sock.recv(65536)
+                if not data:
+                    upstream.close()
+                    return
+                (upstream if sock is self.connection else self.connection).sendall(data)
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+def test_https_through_a_connect_proxy_keeps_the_ca_the_server_name_and_the_client_certificate(tls_server):
+    ca, server = tls_server
+    issued = ca.issue_cert("ops@example.com", common_name="ops@example.com")
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Tunnel)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    Tunnel.tunnels = []
+    try:
+        config = kubeconfig(server, {"client-certificate-data": b64(issued.cert_chain_pems[0].bytes()),
+                                     "client-key-data": b64(issued.private_key_pem.bytes())},
+                            **{"certificate-authority-data": b64(ca.cert_pem.bytes()), "tls-server-name": "kubernetes",
+                               "proxy-url": f"http://127.0.0.1:{proxy.server_address[1]}"})
+        connection = Connection(kubeconfig=config, retries=0)
+        assert connection.transport.via_proxy
+        assert connection.request("GET", "/version") == {"client": "ops@example.com", "auth": None}
+        assert Tunnel.tunnels == [server.removeprefix("https://")]
+        # The same server name rule through the tunnel: a certificate for another name is refused.
+        del config["clusters"][0]["cluster"]["tls-server-name"]
+        with pytest.raises(Unreachable, match=r"TLS verification of .* failed"):
+            Connection(kubeconfig=config, retries=0).request("GET", "/version")
+    finally:
+        proxy.shutdown()
