@@ -5,7 +5,7 @@
 
 A relative path is read from the directory ``ansible-playbook`` runs in (where the user typed it; AWX runs jobs in
 the project directory), and made absolute for every later task, whose own working directory differs. A missing or
-unreadable file is named with the path searched. PRIVATE; controller side (PyYAML), no Ansible imports.
+unreadable file is named with the path searched. PRIVATE; controller side, no Ansible imports.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import typing as t
 
-import yaml
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError, read
 
 
 def credential(given_kubeconfig: str, environ: t.Mapping[str, str]) -> str:
@@ -32,28 +32,20 @@ def absolute(path: str, cwd: str) -> str:
 
 
 def kubeconfig_problems(name: str, path: str, context: str, context_name: str, cwd: str) -> list[str]:
-    """What is wrong with the kubeconfig ``path`` (already absolute) and its ``context``, named by the settings.
-    Only the file's structure is read; no credential in it is ever part of a message."""
+    """What is wrong with the kubeconfig ``path`` (already absolute) and its ``context``, named by the settings: read
+    as the cluster modules will read it (module_utils/_k8s/kubeconfig.py), so a context without a cluster or a
+    missing token file is found before anything runs. No credential is ever part of a message, nor is any run."""
     if not path:
         return []
-    where = f"looked for {path}; a relative path is read from the directory ansible-playbook runs in ({cwd})"
+    if not os.path.exists(path):
+        return [(f"{name}: no such file (looked for {path}; a relative path is read from the directory "
+                 f"ansible-playbook runs in ({cwd}))")]
     try:
-        with open(path, encoding="utf-8") as handle:
-            loaded = yaml.safe_load(handle)
-    except FileNotFoundError:
-        return [f"{name}: no such file ({where})"]
-    except OSError as exc:
-        return [f"{name}: cannot read {path}: {exc.strerror}"]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        at = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        return [f"{name}: {path} is not valid YAML{at} ({getattr(exc, 'problem', None) or 'unreadable'})"]
-    if not isinstance(loaded, dict) or not loaded.get("clusters"):
-        return [f"{name}: {path} is not a kubeconfig (it has no clusters)"]
-    contexts = [c.get("name") for c in loaded.get("contexts") or [] if isinstance(c, dict)]
-    if context and context not in contexts:
-        return [f"{context_name}: {context!r} is not a context of {path} (it has: {', '.join(map(str, contexts))})"]
-    if not context and not loaded.get("current-context"):
-        return [(f"{name}: {path} has no current-context; set {context_name} to one of: "
-                 f"{', '.join(map(str, contexts))}")]
+        read(path, context or None)
+    except KubeconfigError as exc:
+        if exc.fault == "context" and context:
+            return [f"{context_name}: {context!r} is not a context of {path} (it has: {', '.join(exc.contexts)})"]
+        if exc.fault == "current-context":
+            return [f"{name}: {path} has no current-context; set {context_name} to one of: {', '.join(exc.contexts)}"]
+        return [f"{name}: {exc}"]
     return []

@@ -21,10 +21,18 @@ import typing as t
 import yaml
 
 Plugin = t.Literal["exec", "auth-provider"]
+# What a problem is about: the file (or an entry in it), no context chosen, or a context the files do not have.
+Fault = t.Literal["file", "current-context", "context"]
 
 
 class KubeconfigError(Exception):
-    """A kubeconfig that cannot be used, named by file (and line, for YAML errors) and entry."""
+    """A kubeconfig that cannot be used, named by file (and line, for YAML errors) and entry; never a credential.
+    ``contexts``: the context names the files have, for a problem with the context."""
+
+    def __init__(self, message: str, fault: Fault = "file", contexts: t.Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.fault = fault
+        self.contexts = tuple(contexts)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,9 +82,12 @@ def read(kubeconfig: str | dict[str, t.Any] | None, context: str | None) -> Endp
                                   "api_key)")
         named, current = _merge(loaded)
         where = ", ".join(path for _config, _base, path in loaded)
+    if not named["clusters"]:
+        raise KubeconfigError(f"{where} is not a kubeconfig (it has no clusters)")
     name = context or current
     if not name:
-        raise KubeconfigError(f"{where} sets no current-context: name the context to use (context, K8S_AUTH_CONTEXT)")
+        raise KubeconfigError(f"{where} sets no current-context: name the context to use (context, K8S_AUTH_CONTEXT)",
+                              "current-context", sorted(named["contexts"]))
     chosen = _named(named, "contexts", name, where)
     settings = chosen.value.get("context") or {}
     cluster = _named(named, "clusters", settings.get("cluster"), where, f"context {name}")
@@ -94,8 +105,8 @@ def _load(path: str) -> dict[str, t.Any]:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f", line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise KubeconfigError(f"cannot load kubeconfig {path}{line}: not valid YAML "
-                              f"({getattr(exc, 'problem', None) or exc})") from None
+        raise KubeconfigError(f"{path} is not valid YAML{line} ({getattr(exc, 'problem', None) or 'unreadable'})"
+                              ) from None
     if config is None:
         raise KubeconfigError(f"kubeconfig {path} is empty")
     if not isinstance(config, dict):
@@ -127,9 +138,10 @@ def _merge(configs: list[tuple[dict[str, t.Any], str, str]]
 def _named(named: dict[str, dict[str, _Entry]], section: str, name: t.Any, where: str, of: str = "") -> _Entry:
     entry = named[section].get(name) if isinstance(name, str) else None
     if entry is None:
-        known = ", ".join(sorted(named[section])) or "none"
+        known = sorted(named[section])
         whose = f" (named by {of})" if of else ""
-        raise KubeconfigError(f"{where} has no {section[:-1]} {name!r}{whose}; it has: {known}")
+        raise KubeconfigError(f"{where} has no {section[:-1]} {name!r}{whose}; it has: {', '.join(known) or 'none'}",
+                              "context" if section == "contexts" else "file", known if section == "contexts" else ())
     return entry
 
 

@@ -44,6 +44,21 @@ def test_contexts_are_checked(tmp_path):
     assert "is not a kubeconfig" in kubeconfig_problems("site_kubeconfig", str(path), "", "site_context", "/")[0]
 
 
+def test_the_file_is_read_as_the_cluster_modules_read_it_without_running_anything(tmp_path):
+    path = tmp_path / "k"
+    path.write_text(KUBECONFIG.replace("{cluster: c, user: u}", "{cluster: gone, user: u}"))
+    assert kubeconfig_problems("site_kubeconfig", str(path), "", "site_context", "/") == [
+        f"site_kubeconfig: {path} has no cluster 'gone' (named by context admin); it has: c"]
+    marker = tmp_path / "ran"
+    path.write_text(KUBECONFIG.replace("{token: hunter2-token}", "{exec: {apiVersion: client.authentication.k8s.io/v1, "
+                                       f"command: touch, args: [{marker}]}}}}"))
+    assert kubeconfig_problems("site_kubeconfig", str(path), "", "site_context", "/") == []
+    assert not marker.exists()   # an exec plugin is the modules' to run, not the check's
+    path.write_text(KUBECONFIG.replace("current-context: admin", ""))
+    assert kubeconfig_problems("site_kubeconfig", str(path), "", "site_context", "/") == [
+        f"site_kubeconfig: {path} has no current-context; set site_context to one of: admin"]
+
+
 def test_the_credential_at_hand_is_named_as_the_user_set_it():
     assert credential("/k", {}) == "site_kubeconfig"
     assert credential("", {"K8S_AUTH_KUBECONFIG": "/k"}) == "K8S_AUTH_KUBECONFIG"

@@ -108,8 +108,9 @@ def test_kubeconfig_files_merge_as_kubectl_merges_them(tmp_path, monkeypatch):
 def test_mistakes_are_named_with_what_the_file_has(tmp_path):
     path = tmp_path / "config"
     path.write_text(json.dumps(config({"server": "https://api"}, {"token": "t"})))
-    with pytest.raises(KubeconfigError, match=r"has no context 'prod'; it has: c"):
+    with pytest.raises(KubeconfigError, match=r"has no context 'prod'; it has: c") as failure:
         read(str(path), "prod")
+    assert (failure.value.fault, failure.value.contexts) == ("context", ("c",))
     path.write_text(json.dumps({**config({"server": "https://api"}, {"token": "t"}), "current-context": ""}))
     with pytest.raises(KubeconfigError, match="sets no current-context"):
         read(str(path), None)
@@ -119,8 +120,11 @@ def test_mistakes_are_named_with_what_the_file_has(tmp_path):
     with pytest.raises(KubeconfigError, match="is empty"):
         read(str(path), None)
     path.write_text("clusters:\n- name: k\n  cluster: {server: https://x\n")
-    with pytest.raises(KubeconfigError, match=r"line \d+, column \d+: not valid YAML"):
+    with pytest.raises(KubeconfigError, match=r"config is not valid YAML, line \d+, column \d+"):
         read(str(path), None)
+    with pytest.raises(KubeconfigError, match="is not a kubeconfig") as failure:
+        read({"kind": "Config", "current-context": "c"}, None)
+    assert failure.value.fault == "file"
     with pytest.raises(KubeconfigError, match="cluster 'k' has no server"):
         read(config({}, {"token": "t"}), None)
     with pytest.raises(KubeconfigError, match="cannot read the token file"):
