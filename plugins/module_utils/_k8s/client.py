@@ -158,7 +158,7 @@ class Connection:
             + [("Impersonate-Group", group) for group in impersonate_groups])
         self.endpoint = target
         try:
-            self.transport = transport(target, no_proxy, maxsize=64)   # a connection per worker (concurrency)
+            self.transport = transport(target, no_proxy, maxsize=64)   # idle connections kept (concurrency)
         except TransportError as exc:
             raise KubeError(str(exc)) from None
         self._host = target.server

@@ -27,9 +27,11 @@ class KeepAlive(http.server.BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     close_after_answer: t.ClassVar[bool] = False
+    pause: t.ClassVar[float] = 0.0
 
     def do_PATCH(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        time.sleep(type(self).pause)
         data = f'{{"port": {self.client_address[1]}, "got": {len(body)}}}'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -47,7 +49,7 @@ class KeepAlive(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def server():
-    KeepAlive.close_after_answer = False
+    KeepAlive.close_after_answer, KeepAlive.pause = False, 0.0
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KeepAlive)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -60,17 +62,33 @@ def port_of(answer: tuple[int, t.Any, bytes]) -> int:
     return int(answer[2].split(b'"port": ')[1].split(b",")[0])
 
 
-def test_one_thread_keeps_its_connection_and_each_thread_has_its_own(server):
+def test_a_connection_is_kept_alive_and_reused_by_the_next_request_whichever_thread_sends_it(server):
     direct = transport(Endpoint(server=server), None, maxsize=8)
     assert isinstance(direct, Direct)
     first = direct.send("PATCH", "/x", b"{}", [("Content-Type", "application/json")], 5)
     again = direct.send("PATCH", "/x", b"{\"a\": 1}", [], 5)
     assert first[0] == 200 and port_of(first) == port_of(again) and b'"got": 8' in again[2]
+    # The next step's workers are new threads: they take the idle connection instead of opening another.
     ports: list[int] = []
     worker = threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
     worker.start()
     worker.join()
-    assert ports and ports[0] != port_of(first)
+    assert ports == [port_of(first)]
+
+
+def test_requests_in_flight_at_once_each_have_a_connection(server):
+    KeepAlive.pause = 0.3
+    direct = transport(Endpoint(server=server), None, maxsize=8)
+    ports: list[int] = []
+    workers = [threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
+               for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert len(set(ports)) == 3
+    KeepAlive.pause = 0.0
+    assert port_of(direct.send("GET", "/x", None, [], 5)) in ports   # one of them, kept alive
 
 
 def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(server):
