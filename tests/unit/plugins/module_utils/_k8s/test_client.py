@@ -438,3 +438,24 @@ def test_https_through_a_connect_proxy_keeps_the_ca_the_server_name_and_the_clie
             Connection(kubeconfig=config, retries=0).request("GET", "/version")
     finally:
         proxy.shutdown()
+
+
+def test_without_the_kubernetes_package_static_credentials_work_and_an_exec_user_is_told_what_is_missing(tmp_path):
+    static = tmp_path / "static"
+    static.write_text(json.dumps(kubeconfig("http://127.0.0.1:9", {"token": "t"})))
+    plugin = tmp_path / "plugin"
+    plugin.write_text(json.dumps(kubeconfig("http://127.0.0.1:9", {"exec": {"command": "get-token"}})))
+    probe = ("import sys\n"
+             "sys.modules['kubernetes'] = None   # as if it were not installed\n"
+             "from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, "
+             "KubeError\n"
+             f"print(Connection(kubeconfig={str(static)!r}).endpoint.authorization)\n"
+             "try:\n"
+             f"    Connection(kubeconfig={str(plugin)!r})\n"
+             "except KubeError as exc:\n"
+             "    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                          env={"PYTHONPATH": ":".join(sys.path)})
+    lines = done.stdout.splitlines()
+    assert lines[0] == "Bearer t"
+    assert lines[1].startswith("the kubeconfig's user has exec credentials, which need the kubernetes Python package")
