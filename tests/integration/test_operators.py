@@ -317,6 +317,9 @@ class FakeOLM(StandIn):
         elif csv is not None and (csv.get("status") or {}).get("phase") == "Installing" \
                 and time.monotonic() - self.installing_since > 1.0:
             self.csv_status({"phase": "Succeeded", "reason": "InstallSucceeded"})
+            # OLM records installedCSV in a later update than the CSV's phase; the lag made longer than the
+            # waiter's interval, so the run sees a Succeeded CSV that the Subscription does not name as installed.
+            time.sleep(1.0)
             self.status(sub, {**sub["status"], "state": "AtLatestKnown", "installedCSV": self.pinned})
 
     def status(self, sub: dict[str, t.Any], status: dict[str, t.Any]) -> None:

@@ -92,13 +92,13 @@ def install(ctx: Context) -> dict[str, t.Any]:
 
 
 def _installed(ctx: Context, want: olm.Wanted, allowed: t.Mapping[str, str | None], approved: list[str]) -> Verdict:
-    sub, installed = running.installed_csv(ctx.connection, want.namespace, want.package)
+    sub, _recorded = running.installed_csv(ctx.connection, want.namespace, want.package)
     if sub is None:
         return Verdict("waiting", "the Subscription to exist")
     csv = allowed.get(want.package)
     if csv:
         _approve(ctx, want, csv, approved)
-    current = installed or ((sub.get("status") or {}).get("currentCSV"))
+    current = running.current_csv(sub)
     if want.csv and current != want.csv:
         state = (sub.get("status") or {}).get("state") or "no state yet"
         return Verdict("waiting", f"CSV {want.csv} (subscription state {state}, current CSV {current})")
@@ -126,7 +126,9 @@ def _approve(ctx: Context, want: olm.Wanted, csv: str, approved: list[str]) -> N
 
 def _await_apis(ctx: Context, want: olm.Wanted) -> None:
     """The CRDs the CSV owns are Established: its APIs are served."""
-    _sub, current = running.installed_csv(ctx.connection, want.namespace, want.package)
+    # The CSV the wait above saw succeed (installedCSV may not be recorded yet).
+    sub, _recorded = running.installed_csv(ctx.connection, want.namespace, want.package)
+    current = running.current_csv(sub)
     csv = running.get(ctx.connection, OLM.format(namespace=want.namespace, plural="clusterserviceversions")
                       + f"/{current}") or {}
     owned = ((csv.get("spec") or {}).get("customresourcedefinitions") or {}).get("owned") or []

@@ -96,3 +96,10 @@ def installed_csv(connection: t.Any, namespace: str, name: str) -> tuple[dict[st
     """The Subscription and its installed CSV's name."""
     sub = get(connection, f"/apis/operators.coreos.com/v1alpha1/namespaces/{namespace}/subscriptions/{name}")
     return sub, ((sub or {}).get("status") or {}).get("installedCSV")
+
+
+def current_csv(sub: t.Mapping[str, t.Any] | None) -> str | None:
+    """The CSV a Subscription stands for: the installed one, else the one OLM resolved. OLM records installedCSV
+    after the CSV succeeded, in a later update, so a reader between the two sees only currentCSV."""
+    status = (sub or {}).get("status") or {}
+    return status.get("installedCSV") or status.get("currentCSV")

@@ -54,3 +54,11 @@ def test_installed_csv():
     sub, csv = running.installed_csv(Answers({path: {"status": {"installedCSV": "p.v1"}}}), "ns", "p")
     assert csv == "p.v1" and sub is not None
     assert running.installed_csv(Answers({}), "ns", "p") == (None, None)
+
+
+def test_the_csv_a_subscription_stands_for_before_olm_records_it_as_installed():
+    # OLM sets currentCSV when it resolves the CSV and installedCSV in a later update, after the CSV succeeded: a
+    # reader between the two (the wait for the CSV's CRDs) must still find the CSV.
+    assert running.current_csv({"status": {"currentCSV": "p.v2", "installedCSV": "p.v1"}}) == "p.v1"
+    assert running.current_csv({"status": {"currentCSV": "p.v2"}}) == "p.v2"
+    assert running.current_csv({"status": {}}) is None and running.current_csv(None) is None
