@@ -85,7 +85,9 @@ def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, hos
         raise KubeError(str(exc)) from None
     renewed = None
     if found.plugin:
-        found, renewed = _from_library(kubeconfig, context, found)
+        # The context read here, by name: the library would pick another current-context when KUBECONFIG lists
+        # several files that set one (it takes the last, kubectl the first).
+        found, renewed = _from_library(kubeconfig, found.context or context, found)
     changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
     if "server" in changes:
         changes["server"] = changes["server"].rstrip("/")

@@ -51,6 +51,7 @@ class Endpoint:
     key_data: bytes | None = None
     authorization: str | None = None   # the Authorization header: "Bearer ..." or "Basic ..."
     plugin: Plugin | None = None        # the user's credentials come from a program the library runs
+    context: str | None = None          # the kubeconfig context it was read from
 
     def but(self, **changes: t.Any) -> Endpoint:
         return dataclasses.replace(self, **changes)
@@ -93,7 +94,7 @@ def read(kubeconfig: str | dict[str, t.Any] | None, context: str | None) -> Endp
     cluster = _named(named, "clusters", settings.get("cluster"), where, f"context {name}")
     user_name = settings.get("user")
     user = named["users"].get(user_name) if user_name else None
-    return _endpoint(cluster, user, where)
+    return _endpoint(cluster, user, where).but(context=name)
 
 
 def _load(path: str) -> dict[str, t.Any]:

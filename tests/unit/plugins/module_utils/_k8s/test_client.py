@@ -459,3 +459,26 @@ def test_without_the_kubernetes_package_static_credentials_work_and_an_exec_user
     lines = done.stdout.splitlines()
     assert lines[0] == "Bearer t"
     assert lines[1].startswith("the kubeconfig's user has exec credentials, which need the kubernetes Python package")
+
+
+def test_an_exec_user_is_loaded_from_the_context_kubectl_would_choose(scripted, tmp_path, monkeypatch):
+    server = f"http://127.0.0.1:{scripted.server_address[1]}"
+    paths = []
+    for name in ("one", "two"):
+        plugin = tmp_path / f"plugin-{name}"
+        plugin.write_text(f"#!/bin/sh\necho '{{\"apiVersion\": \"client.authentication.k8s.io/v1\", "
+                          f"\"kind\": \"ExecCredential\", \"status\": {{\"token\": \"from-{name}\"}}}}'\n")
+        plugin.chmod(0o700)
+        config = kubeconfig(server, {"exec": {"apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin),
+                                              "interactiveMode": "Never"}})
+        for section in ("clusters", "users", "contexts"):
+            config[section][0]["name"] += f"-{name}"
+        config["contexts"][0]["context"] = {"cluster": f"k-{name}", "user": f"u-{name}"}
+        config["current-context"] = f"c-{name}"
+        (tmp_path / name).write_text(json.dumps(config))
+        paths.append(str(tmp_path / name))
+    # Both files set current-context: kubectl takes the first, the kubernetes library alone would take the last.
+    monkeypatch.setenv("KUBECONFIG", ":".join(paths))
+    Script.replies = [(200, {}, {})]
+    Connection(retries=0).request("GET", "/api")
+    assert Script.seen[-1][2] == "Bearer from-one"

@@ -100,7 +100,7 @@ def test_kubeconfig_files_merge_as_kubectl_merges_them(tmp_path, monkeypatch):
     # The first file to name an entry or set current-context wins (kubectl's rule; the library takes the last
     # current-context); a listed file that does not exist is skipped.
     monkeypatch.setenv("KUBECONFIG", f"{first}:{tmp_path / 'absent'}:{second}")
-    assert read(None, None).server == "http://a"
+    assert (read(None, None).server, read(None, None).context) == ("http://a", "one")
     assert read(None, "two").server == "http://b"
     assert read(f"{second}:{first}", None).server == "http://b"
 
