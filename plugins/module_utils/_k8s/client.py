@@ -17,15 +17,13 @@ import time
 import typing as t
 from urllib.parse import urlencode, urlsplit
 
+from . import kubeconfig as _kubeconfig
+from . import transport as _transport
 from .kubeconfig import Endpoint, KubeconfigError, default_paths, read
 from .transport import TransportError, transport
 
-try:
-    import urllib3  # noqa: F401 (the transport's; checked here, where the modules look)
-except ImportError as exc:  # reported by the module with missing_required_lib (the kubernetes package brings it)
-    KUBERNETES_IMPORT_ERROR: ImportError | None = exc
-else:
-    KUBERNETES_IMPORT_ERROR = None
+# urllib3 or PyYAML missing: reported by the modules with missing_required_lib (the kubernetes package brings both).
+KUBERNETES_IMPORT_ERROR: ImportError | None = _transport.IMPORT_ERROR or _kubeconfig.IMPORT_ERROR
 
 RETRIABLE_STATUS = frozenset({409, 429, 500, 502, 503, 504})
 # 429s retried on top of the retries (client-go retries them ten times); the call's time limit still bounds them.

@@ -18,7 +18,12 @@ import dataclasses
 import os
 import typing as t
 
-import yaml
+try:
+    import yaml
+except ImportError as exc:  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
+    IMPORT_ERROR: ImportError | None = exc
+else:
+    IMPORT_ERROR = None
 
 Plugin = t.Literal["exec", "auth-provider"]
 # What a problem is about: the file (or an entry in it), no context chosen, or a context the files do not have.
@@ -98,6 +103,8 @@ def read(kubeconfig: str | dict[str, t.Any] | None, context: str | None) -> Endp
 
 
 def _load(path: str) -> dict[str, t.Any]:
+    if IMPORT_ERROR is not None:
+        raise KubeconfigError(f"cannot read kubeconfig {path}: PyYAML is not installed ({IMPORT_ERROR})")
     try:
         with open(path, encoding="utf-8") as stream:
             config = yaml.load(stream, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))

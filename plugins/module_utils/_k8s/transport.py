@@ -30,8 +30,10 @@ try:
     import urllib3
     from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
     from urllib3.util.ssl_ import create_urllib3_context
-except ImportError:  # the module reports it (client.KUBERNETES_IMPORT_ERROR)
-    pass
+except ImportError as exc:  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
+    IMPORT_ERROR: ImportError | None = exc
+else:
+    IMPORT_ERROR = None
 
 Headers = t.Sequence[tuple[str, str]]
 Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]   # status, header lookup, body
@@ -148,7 +150,7 @@ class Proxied:
             if endpoint.tls_server_name:
                 args["server_hostname"] = endpoint.tls_server_name
         proxy = str(endpoint.proxy)
-        if proxy.split("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
+        if proxy.partition("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
             from urllib3.contrib.socks import SOCKSProxyManager
             self._pool: t.Any = SOCKSProxyManager(proxy, **args)
         else:

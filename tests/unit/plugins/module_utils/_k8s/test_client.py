@@ -403,7 +403,7 @@ class Tunnel(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         sockets = [self.connection, upstream]
         while True:
-            readable, _, _ = select.select(sockets, [], [], 5)
+            readable = select.select(sockets, [], [], 5)[0]
             if not readable:
                 break
             for sock in readable:

@@ -63,7 +63,7 @@ def test_a_copy_with_changes_is_what_dataclasses_replace_makes_and_refuses_unkno
                        live={"metadata": {}}, owner="member")
     for changes in ({}, {"owner": "shared", "owner_set": "applyset-x"}, {"live": None, "deferred": "CRD"}):
         made, expected = target.but(**changes), dataclasses.replace(target, **changes)
-        assert type(made) is Target and vars(made) == vars(expected)
+        assert made.__class__ is Target and vars(made) == vars(expected)
     with pytest.raises(dataclasses.FrozenInstanceError):
         target.but(owner="shared").owner = "member"  # type: ignore[misc]
     with pytest.raises(TypeError, match="has no field ownr"):

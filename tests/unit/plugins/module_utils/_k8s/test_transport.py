@@ -81,7 +81,7 @@ def test_requests_in_flight_at_once_each_have_a_connection(server):
     direct = transport(Endpoint(server=server), None, maxsize=8)
     ports: list[int] = []
     workers = [threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
-               for _ in range(3)]
+               for _worker in range(3)]
     for worker in workers:
         worker.start()
     for worker in workers:
