@@ -81,12 +81,12 @@ def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, hos
         found = Endpoint(server="") if host and not kubeconfig else read(kubeconfig, context)
     except KubeconfigError as exc:
         raise KubeError(str(exc)) from None
+    changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
     renewed = None
-    if found.plugin:
+    if found.plugin and "authorization" not in changes:   # an explicit api_key: the program is not run
         # The context read here, by name: the library would pick another current-context when KUBECONFIG lists
         # several files that set one (it takes the last, kubectl the first).
         found, renewed = _from_library(kubeconfig, found.context or context, found)
-    changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
     if "server" in changes:
         changes["server"] = changes["server"].rstrip("/")
     if "ca_file" in changes:
@@ -95,8 +95,6 @@ def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, hos
         changes["cert_data"] = None
     if "key_file" in changes:
         changes["key_data"] = None
-    if "authorization" in changes:
-        renewed = None
     found = found.but(**changes)
     if not found.server:
         raise KubeError("no API server: set host, or kubeconfig with a cluster's server")

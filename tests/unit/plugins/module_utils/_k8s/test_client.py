@@ -482,3 +482,12 @@ def test_an_exec_user_is_loaded_from_the_context_kubectl_would_choose(scripted, 
     Script.replies = [(200, {}, {})]
     Connection(retries=0).request("GET", "/api")
     assert Script.seen[-1][2] == "Bearer from-one"
+
+
+def test_an_explicit_api_key_is_sent_instead_of_running_the_users_credential_program(scripted, tmp_path):
+    marker = tmp_path / "ran"
+    config = kubeconfig(f"http://127.0.0.1:{scripted.server_address[1]}", {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1", "command": "touch", "args": [str(marker)]}})
+    Script.replies = [(200, {}, {})]
+    Connection(kubeconfig=config, api_key="given", retries=0).request("GET", "/api")
+    assert Script.seen[-1][2] == "Bearer given" and not marker.exists()
