@@ -145,10 +145,8 @@ Owner = t.Literal["unchecked", "member", "shared", "adopting"]
 _R = t.TypeVar("_R", bound="Desired")
 
 
-_SHARED_FIELDS: dict[tuple[type, type], tuple[str, ...]] = {}
-
-
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
+_SHARED_FIELDS: dict[tuple[type, type], tuple[str, ...]] = {}
 
 
 def _field_names(record: type) -> frozenset[str]:
@@ -162,7 +160,7 @@ def _shared_fields(made: type, earlier: type) -> tuple[str, ...]:
     """The fields two record types have in common (worked out once per pair: thousands of records are converted)."""
     found = _SHARED_FIELDS.get((made, earlier))
     if found is None:
-        theirs = {f.name for f in dataclasses.fields(earlier)}
+        theirs = _field_names(earlier)
         found = _SHARED_FIELDS[(made, earlier)] = tuple(f.name for f in dataclasses.fields(made) if f.name in theirs)
     return found
 
