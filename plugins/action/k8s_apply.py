@@ -6,8 +6,9 @@
 On a local connection (``delegate_to: localhost``, an execution environment) a relative ``src`` path is looked up
 the way Ansible looks up files for ``copy`` or ``kubernetes.core.k8s``: the role's ``files/``, then the playbook's
 ``files/`` and directory; and ``wait_for`` runs here, after the module, so that what it waits for is printed while it
-waits (a module prints nothing until it ends). Everything else, and every other connection, goes to the module
-unchanged.
+waits (a module prints nothing until it ends). There too the call itself runs in this worker
+(plugin_utils/_in_process.py says when and why). Every other connection, and become, async or another
+interpreter, goes to the module unchanged.
 """
 
 from __future__ import annotations
@@ -21,6 +22,14 @@ from ansible.module_utils.common.validation import check_type_list
 from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply, wait_specs
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import WaitFailed, wait_saying
+from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, REQUIRED_ONE_OF
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
 
 display = Display()
 
@@ -41,31 +50,28 @@ class ActionModule(ActionBase):
                       and module_args.get("wait", True) not in (False, "false", "no"))
         if waits_here:
             module_args["wait_for"] = []
-        result = merge_hash(result, self._execute_module(module_args=module_args, task_vars=task_vars,
-                                                         wrap_async=wrap_async))
-        if not wrap_async:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
+        if _in_process.eligible(self, task_vars or {}):
+            check_mode, diff = bool(self._task.check_mode), bool(self._task.diff)
+            result = merge_hash(result, _in_process.run(self, task_vars or {}, module_args, ARGUMENT_SPEC,
+                                                        REQUIRED_ONE_OF, lambda params: run_apply(params, check_mode, diff)))
+        else:
+            result = merge_hash(result, self._execute_module(module_args=module_args, task_vars=task_vars,
+                                                             wrap_async=wrap_async))
+            if not wrap_async:
+                self._remove_tmp_path(self._connection._shell.tmpdir)
         if waits_here and not result.get("failed"):
             result.update(self._wait())
         return result
 
     def _wait(self) -> dict[str, t.Any]:
         """The module's wait_for, here on the controller, saying what it waits for (and at least every 30 s)."""
-        # Imported here: the module and its module_utils are needed only on a local connection with waits.
-        from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
-        from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery
-        from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect
-        from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import (
-            WaitFailed,
-            wait_saying,
-        )
-        from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, wait_specs
-
-        _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
         try:
-            connection = connect(args)
-            waited = wait_saying(connection, Discovery(connection), wait_specs(args["wait_for"]),
-                                 float(args["wait_timeout"]), lambda line: display.display(f"[k8s_apply] {line}"))
+            with _in_process.task_environment(self):
+                _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+                connection = connect(args)
+                waited = wait_saying(connection, Discovery(connection), wait_specs(args["wait_for"]),
+                                     float(args["wait_timeout"]),
+                                     lambda line: display.display(f"[k8s_apply] {line}"))
         except (WaitFailed, KubeError) as exc:
             return {"failed": True, "msg": f"the objects were written; then {exc}", "waited": []}
         return {"waited": waited}

@@ -121,16 +121,9 @@ requests:
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
-    KUBERNETES_IMPORT_ERROR,
-    KubeError,
-)
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.facts import cluster_facts
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
-    AUTH_ARGUMENT_SPEC,
-    connect,
-)
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_info
 
 
 def _kind_list() -> dict:
@@ -139,22 +132,18 @@ def _kind_list() -> dict:
         apiVersion=dict(type="str", required=True), kind=dict(type="str", required=True)))
 
 
-def _kind_pairs(entries: list) -> list:
-    return [(entry["apiVersion"], entry["kind"]) for entry in entries]
+ARGUMENT_SPEC = dict(kinds=_kind_list(), read=_kind_list(), **AUTH_ARGUMENT_SPEC)
+REQUIRED_ONE_OF: list = []
 
 
 def main() -> None:
-    argument_spec = dict(kinds=_kind_list(), read=_kind_list(), **AUTH_ARGUMENT_SPEC)
-    module = AnsibleModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True)
     if KUBERNETES_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
-    connection = None
-    try:
-        connection = connect(module.params)
-        facts = cluster_facts(connection, _kind_pairs(module.params["kinds"]), _kind_pairs(module.params["read"]))
-    except KubeError as exc:
-        module.fail_json(msg=str(exc), status=exc.status, requests=requests_made(connection))
-    module.exit_json(changed=False, requests=requests_made(connection), **facts)
+    outcome = run_info(module.params)
+    if outcome.failed:
+        module.fail_json(**outcome.result)
+    module.exit_json(**outcome.result)
 
 
 if __name__ == "__main__":

@@ -476,27 +476,9 @@ diff:
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
-    Applier,
-    ApplyFailed,
-    Options,
-    secret_values,
-    sized,
-)
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
-    KUBERNETES_IMPORT_ERROR,
-    Connection,
-    KubeError,
-)
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import load as load_manifests
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
-    AUTH_ARGUMENT_SPEC,
-    connect,
-)
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import (
-    WaitFailed,
-    WaitSpec,
-)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply
 
 ARGUMENT_SPEC = dict(
     objects=dict(type="list", elements="raw"),
@@ -536,76 +518,20 @@ ARGUMENT_SPEC = dict(
 )
 
 
-def wait_specs(entries: list[dict]) -> list[WaitSpec]:
-    specs = []
-    for entry in entries:
-        condition = entry.get("condition") or {}
-        specs.append(WaitSpec(entry["apiVersion"], entry["kind"], entry["name"], entry.get("namespace"),
-                              condition_type=condition.get("type"), condition_status=condition.get("status") or "True",
-                              condition_reason=condition.get("reason"), jsonpath=entry.get("jsonpath"),
-                              success=tuple(entry.get("success") or ()), failure=tuple(entry.get("failure") or ()),
-                              ready=bool(entry.get("ready"))))
-    return specs
+REQUIRED_ONE_OF = [("objects", "src")]
 
 
 def main() -> None:
-    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True,
-                           required_one_of=[("objects", "src")])
+    module = AnsibleModule(argument_spec=ARGUMENT_SPEC, supports_check_mode=True, required_one_of=REQUIRED_ONE_OF)
     if KUBERNETES_IMPORT_ERROR is not None:
         module.fail_json(msg=missing_required_lib("kubernetes"), exception=str(KUBERNETES_IMPORT_ERROR))
-    params = module.params
-    if params["concurrency"] < 1:
-        module.fail_json(msg=f"concurrency: must be at least 1, got {params['concurrency']}")
-    options = Options(
-        apply_set=params["apply_set"], apply_set_namespace=params["apply_set_namespace"], field_manager=params["field_manager"], state=params["state"],
-        drift=params["drift"], prune=params["prune"], prune_namespaces=params["prune_namespaces"], adopt=params["adopt"],
-        prune_kinds=[(k["apiVersion"], k["kind"]) for k in params["prune_kinds"]],
-        namespace=params["namespace"], check_mode=module.check_mode, wait=params["wait"],
-        namespaces_created_earlier=frozenset(params["namespaces_created_earlier"]),
-        wait_for=wait_specs(params["wait_for"]), wait_timeout=float(params["wait_timeout"]),
-        lock_timeout=float(params["lock_timeout"]), workers=params["concurrency"],
-    )
-    objects, input_errors = list(params["objects"] or []), []
-    origins: list[str | None] | None = None
-    if params["src"] is not None:
-        manifests = load_manifests(params["src"])
-        origins = [None] * len(objects) + manifests.origins   # None: named as objects[i]
-        objects += manifests.objects
-        input_errors = manifests.errors
-    # Secret values are masked wherever Ansible prints this task (its logged arguments at -vvv included).
-    module.no_log_values.update(secret_values(objects))
-    connection = None
-    applier = None
-    try:
-        connection = connect(params)
-        applier = Applier(connection, options)
-        result = applier.run(objects, origins, input_errors)
-    except ApplyFailed as exc:
-        _warn(module, applier)
-        partial = exc.partial or {}
-        module.fail_json(msg=str(exc), errors=exc.errors, requests=_requests(connection),
-                         changed=bool(partial.get("changed")), written=partial.get("written", []),
-                         pruned=partial.get("pruned", []), deleted=partial.get("deleted", []))
-    except (KubeError, WaitFailed) as exc:
-        _warn(module, applier)
-        module.fail_json(msg=str(exc), status=getattr(exc, "status", None), requests=_requests(connection))
-    for warning in result.pop("warnings", []):
+    outcome = run_apply(module.params, module.check_mode, module._diff)
+    module.no_log_values.update(outcome.no_log_values)
+    for warning in outcome.warnings:
         module.warn(warning)
-    if not module._diff:
-        result.pop("diff", None)
-    module.exit_json(**sized(result, params["report"]))
-
-
-def _warn(module: AnsibleModule, applier: Applier | None) -> None:
-    for warning in applier.warnings if applier else []:
-        module.warn(warning)
-
-
-def _requests(connection: Connection | None) -> dict:
-    if connection is None:
-        return {}
-    return {"total": connection.request_count, "writes": connection.write_count,
-            "by_method": dict(connection.requests)}
+    if outcome.failed:
+        module.fail_json(**outcome.result)
+    module.exit_json(**outcome.result)
 
 
 if __name__ == "__main__":

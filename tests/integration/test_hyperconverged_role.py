@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 import yaml
+from interpreters import other_interpreter
 from test_k8s_apply import server_writes
 from test_render_playbook import run_playbook
 
@@ -156,7 +157,8 @@ def test_invalid_spec_fails_with_field_paths_and_writes_nothing(tmp_path, contro
     assert server_writes(control_plane, mark) == []
 
 
-def test_secret_values_never_reach_the_output(tmp_path, control_plane):
+@pytest.mark.parametrize("path", ["in-process", "module"])
+def test_secret_values_never_reach_the_output(tmp_path, control_plane, path):
     # The Secret was created with client-side kubectl apply first: its last-applied annotation holds the old value.
     old = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "creds", "namespace": "default"},
            "stringData": {"password": "hunter1-old-secret"}}
@@ -183,9 +185,12 @@ def test_secret_values_never_reach_the_output(tmp_path, control_plane):
               ansible.builtin.debug:
                 var: applied
         """))
-    run = run_playbook(playbook, "--diff", "-vvv")
+    # On a local connection the call runs in Ansible's worker; with another interpreter, as a module process.
+    interpreter = str(other_interpreter(tmp_path / "venv")) if path == "module" else None
+    run = run_playbook(playbook, "--diff", "-vvv", interpreter=interpreter)
     assert run.returncode == 0, run.stdout
     output = run.stdout + run.stderr
+    assert ("AnsiballZ_k8s_apply.py" in output) == (path == "module")
     for secret in ("hunter2-very-secret", "hunter1-old-secret"):
         assert secret not in output
         assert base64.b64encode(secret.encode()).decode() not in output

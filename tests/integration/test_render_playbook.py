@@ -22,11 +22,12 @@ COLLECTIONS = ROOT / ".cache" / "collections"
 
 
 def run_playbook(playbook: pathlib.Path, *extra: str, cwd: pathlib.Path | None = None,
-                 env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
+                 env_extra: dict[str, str] | None = None, interpreter: str | None = None,
+                 environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ if environ is None else environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
     command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
-               "-e", f"ansible_python_interpreter={sys.executable}", str(playbook), *extra]
+               "-e", f"ansible_python_interpreter={interpreter or sys.executable}", str(playbook), *extra]
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
 
 

@@ -1,0 +1,112 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""When a cluster module's call runs in the controller's worker instead of a module process, and how. PRIVATE.
+
+On a local connection the module would run on this machine anyway. Run here, in the worker Ansible forks for this
+task (and discards after it), the call skips a Python start-up and the imports AnsiballZ compiles from source each
+time: most of a no-op call (bench/site_apply.py). The worker already has the client imported (the action plugin
+imports it, and Ansible loads action plugins before it forks).
+
+It runs here only when the module would have run on the same interpreter, as the same user, now:
+- the connection is local and nothing is delegated elsewhere;
+- no become (the module would run as another user) and no async (the module would outlive the task);
+- the task's interpreter is unset, auto, or this one (another interpreter may carry other packages);
+- the client's own imports work here.
+Otherwise the module runs as before. Carried over from the module path: the task's environment (K8S_AUTH_*,
+KUBECONFIG, proxies, what an exec credential program sees) in os.environ for the call; the module's argument check
+(AnsibleModule's validator: types, aliases, environment fallbacks, no_log); check and diff modes; no_log values masked
+in the result, invocation included; warnings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import typing as t
+
+from ansible import constants as C
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+from ansible.module_utils.common.parameters import remove_values
+from ansible.module_utils.errors import AnsibleValidationErrorMultiple, UnsupportedError
+from ansible.plugins.action import ActionBase
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
+
+_AUTO = ("auto", "auto_legacy", "auto_silent", "auto_legacy_silent")
+
+
+def eligible(action: ActionBase, task_vars: t.Mapping[str, t.Any]) -> bool:
+    """Whether this task's module would run here, on this interpreter, as this user (see the module docstring)."""
+    if action._connection.transport != "local" or action._task.async_val or action._play_context.become:
+        return False
+    if KUBERNETES_IMPORT_ERROR is not None:
+        return False   # the module reports what is missing, or finds it on its own interpreter
+    interpreter = task_vars.get("ansible_python_interpreter")
+    if interpreter is None:
+        return True
+    interpreter = action._templar.template(interpreter)
+    return interpreter in _AUTO or _environment(str(interpreter)) == _environment(sys.executable)
+
+
+def _invocation_injected(task_vars: t.Mapping[str, t.Any]) -> bool:
+    """Whether a module's result carries its arguments: ansible-core 2.21 made it the INJECT_INVOCATION setting (off
+    unless set); earlier releases always add them (ansible-core module_utils/basic.py, AnsibleModule._return_formatted)."""
+    if "INJECT_INVOCATION" not in C.config.get_configuration_definitions():
+        return True
+    return bool(C.config.get_config_value("INJECT_INVOCATION", variables=task_vars))
+
+
+def _first_error(action: ActionBase, errors: AnsibleValidationErrorMultiple) -> str:
+    """The message AnsibleModule fails with (ansible-core module_utils/basic.py, AnsibleModule.__init__)."""
+    if isinstance(errors[0], UnsupportedError):
+        return f"Unsupported parameters for ({action._task.action}) module: {errors.msg}"
+    return str(errors.msg)
+
+
+def _environment(interpreter: str) -> tuple[str, str | None]:
+    """An interpreter's binary and virtual environment: venv/bin/python and venv/bin/python3.13 are the same one;
+    /usr/bin/python3 and a venv made from it are not (other packages)."""
+    path = os.path.abspath(os.path.expanduser(interpreter))
+    root = os.path.dirname(os.path.dirname(path))
+    return os.path.realpath(path), (root if os.path.exists(os.path.join(root, "pyvenv.cfg")) else None)
+
+
+@contextlib.contextmanager
+def task_environment(action: ActionBase) -> t.Iterator[None]:
+    """The task's environment: keyword in os.environ, as the module process would have had it."""
+    wanted: dict[str, t.Any] = {}
+    action._compute_environment_string(raw_environment_out=wanted)
+    saved = {name: os.environ.get(name) for name in wanted}
+    os.environ.update({name: str(value) for name, value in wanted.items()})
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.Any], argument_spec: dict[str, t.Any], required_one_of: list[t.Any],
+        call: t.Callable[[dict[str, t.Any]], Outcome]) -> dict[str, t.Any]:
+    """The module's call here: checked as AnsibleModule checks it, run, masked as AnsibleModule masks its result."""
+    with task_environment(action):
+        checked = ArgumentSpecValidator(argument_spec, required_one_of=required_one_of).validate(dict(args))
+        if checked.error_messages:
+            return {"failed": True, "changed": False, "msg": _first_error(action, checked.errors)}
+        params = checked.validated_parameters
+        outcome = call(params)
+    hidden = set(checked._no_log_values) | set(outcome.no_log_values)
+    result = dict(outcome.result)
+    if _invocation_injected(task_vars):
+        result["invocation"] = {"module_args": params}
+    if outcome.failed:
+        result["failed"] = True
+    result.setdefault("changed", False)
+    if outcome.warnings:
+        result["warnings"] = list(outcome.warnings)
+    return t.cast(dict[str, t.Any], remove_values(result, hidden))
