@@ -16,7 +16,7 @@ from ansible.utils.vars import merge_hash
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_info
 from ansible_collections.virtinfra.hyperconverged.plugins.modules.cluster_info import ARGUMENT_SPEC, REQUIRED_ONE_OF
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
 
 
 class ActionModule(ActionBase):
@@ -30,6 +30,10 @@ class ActionModule(ActionBase):
         if _in_process.eligible(self, task_vars):
             return merge_hash(result, _in_process.run(self, task_vars, dict(self._task.args), ARGUMENT_SPEC,
                                                       REQUIRED_ONE_OF, run_info))
+        refused = _argument_check.refusal(self._task.action, _argument_check.checked(
+            _argument_check.without_fallbacks(ARGUMENT_SPEC), REQUIRED_ONE_OF, self._task.args))
+        if refused is not None:
+            return merge_hash(result, refused)
         wrap_async = self._task.async_val
         result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
         if not wrap_async:

@@ -29,7 +29,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply, wait_specs
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import WaitFailed, wait_saying
 from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, REQUIRED_ONE_OF
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
 
 display = Display()
 
@@ -55,6 +55,10 @@ class ActionModule(ActionBase):
             result = merge_hash(result, _in_process.run(self, task_vars or {}, module_args, ARGUMENT_SPEC,
                                                         REQUIRED_ONE_OF, lambda params: run_apply(params, check_mode, diff)))
         else:
+            refused = _argument_check.refusal(self._task.action, _argument_check.checked(
+                _argument_check.without_fallbacks(ARGUMENT_SPEC), REQUIRED_ONE_OF, module_args))
+            if refused is not None:
+                return merge_hash(result, refused)
             result = merge_hash(result, self._execute_module(module_args=module_args, task_vars=task_vars,
                                                              wrap_async=wrap_async))
             if not wrap_async:

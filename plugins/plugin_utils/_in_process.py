@@ -27,13 +27,12 @@ import sys
 import typing as t
 
 from ansible import constants as C
-from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 from ansible.module_utils.common.parameters import remove_values
-from ansible.module_utils.errors import AnsibleValidationErrorMultiple, UnsupportedError
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check
 
 _AUTO = ("auto", "auto_legacy", "auto_silent", "auto_legacy_silent")
 
@@ -57,13 +56,6 @@ def _invocation_injected(task_vars: t.Mapping[str, t.Any]) -> bool:
     if "INJECT_INVOCATION" not in C.config.get_configuration_definitions():
         return True
     return bool(C.config.get_config_value("INJECT_INVOCATION", variables=task_vars))
-
-
-def _first_error(action: ActionBase, errors: AnsibleValidationErrorMultiple) -> str:
-    """The message AnsibleModule fails with (ansible-core module_utils/basic.py, AnsibleModule.__init__)."""
-    if isinstance(errors[0], UnsupportedError):
-        return f"Unsupported parameters for ({action._task.action}) module: {errors.msg}"
-    return str(errors.msg)
 
 
 def _environment(interpreter: str) -> tuple[str, str | None]:
@@ -95,9 +87,10 @@ def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.
         call: t.Callable[[dict[str, t.Any]], Outcome]) -> dict[str, t.Any]:
     """The module's call here: checked as AnsibleModule checks it, run, masked as AnsibleModule masks its result."""
     with task_environment(action):
-        checked = ArgumentSpecValidator(argument_spec, required_one_of=required_one_of).validate(dict(args))
-        if checked.error_messages:
-            return {"failed": True, "changed": False, "msg": _first_error(action, checked.errors)}
+        checked = _argument_check.checked(argument_spec, required_one_of, args)
+        refused = _argument_check.refusal(action._task.action, checked)
+        if refused is not None:
+            return refused
         params = checked.validated_parameters
         outcome = call(params)
     hidden = set(checked._no_log_values) | set(outcome.no_log_values)
