@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC
 from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, REQUIRED_ONE_OF
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._argument_check import (
     checked,
@@ -37,4 +38,4 @@ def test_without_fallbacks_the_controllers_environment_is_not_read(monkeypatch):
     assert refusal("k", checked(ARGUMENT_SPEC, REQUIRED_ONE_OF, {"objects": []})) is not None
     assert refusal("k", checked(without_fallbacks(ARGUMENT_SPEC), REQUIRED_ONE_OF, {"objects": []})) is None
     assert all("fallback" not in option for option in without_fallbacks(ARGUMENT_SPEC).values())
-    assert "fallback" in dict(ARGUMENT_SPEC["kubeconfig"])   # the module's own spec is left as it is
+    assert "fallback" in AUTH_ARGUMENT_SPEC["kubeconfig"]   # the module's own spec is left as it is
