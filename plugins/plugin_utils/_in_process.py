@@ -43,11 +43,24 @@ def eligible(action: ActionBase, task_vars: t.Mapping[str, t.Any]) -> bool:
         return False
     if KUBERNETES_IMPORT_ERROR is not None:
         return False   # the module reports what is missing, or finds it on its own interpreter
-    interpreter = task_vars.get("ansible_python_interpreter")
-    if interpreter is None:
-        return True
-    interpreter = action._templar.template(interpreter)
-    return interpreter in _AUTO or _environment(str(interpreter)) == _environment(sys.executable)
+    return _same_environment(_interpreter(action, task_vars))
+
+
+def _interpreter(action: ActionBase, task_vars: t.Mapping[str, t.Any]) -> str:
+    """The interpreter the module would get, from where Ansible reads it: the delegated host's variables for a
+    delegated task, then ansible_python_interpreter, ANSIBLE_PYTHON_INTERPRETER, ansible.cfg (ansible-core
+    plugins/action/__init__.py, ActionBase._configure_module; executor/module_common.py, _get_shebang)."""
+    use_vars = task_vars
+    if action._task.delegate_to:
+        use_vars = (task_vars.get("ansible_delegated_vars") or {}).get(action._task.delegate_to) or {}
+    configured = C.config.get_config_value("INTERPRETER_PYTHON", variables=use_vars)
+    return str(action._templar.template(configured) or "auto").strip()
+
+
+def _same_environment(interpreter: str) -> bool:
+    # Discovery (auto) on a local connection finds a Python of this machine: the call needs only what
+    # ansible-core itself needs (PyYAML); an exec credential also needs the kubernetes package here.
+    return interpreter in _AUTO or _environment(interpreter) == _environment(sys.executable)
 
 
 def _invocation_injected(task_vars: t.Mapping[str, t.Any]) -> bool:

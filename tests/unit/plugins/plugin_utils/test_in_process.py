@@ -19,14 +19,15 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
 
 
-def action(transport: str = "local", async_val: int = 0, become: bool = False,
+def action(transport: str = "local", async_val: int = 0, become: bool = False, delegate_to: str | None = None,
            environment: dict[str, t.Any] | None = None, args: dict[str, t.Any] | None = None) -> t.Any:
     def compute(raw_environment_out: dict[str, t.Any]) -> str:
         raw_environment_out.update(environment or {})
         return ""
     return types.SimpleNamespace(
         _connection=types.SimpleNamespace(transport=transport),
-        _task=types.SimpleNamespace(async_val=async_val, args=args or {}, action="virtinfra.hyperconverged.x"),
+        _task=types.SimpleNamespace(async_val=async_val, args=args or {}, action="virtinfra.hyperconverged.x",
+                                    delegate_to=delegate_to),
         _play_context=types.SimpleNamespace(become=become),
         _templar=types.SimpleNamespace(template=lambda value: value.replace("{{ here }}", sys.executable)),
         _compute_environment_string=compute)
@@ -58,6 +59,19 @@ def test_only_a_local_connection_without_become_or_async_runs_here(changes, expe
 ])
 def test_the_interpreter_must_be_this_one(interpreter, expected):
     assert _in_process.eligible(action(), {"ansible_python_interpreter": interpreter}) is expected
+
+
+def test_the_interpreter_comes_from_where_ansible_reads_it(monkeypatch):
+    monkeypatch.delenv("ANSIBLE_PYTHON_INTERPRETER", raising=False)
+    assert _in_process.eligible(action(), {}) is True                        # unset: auto
+    monkeypatch.setenv("ANSIBLE_PYTHON_INTERPRETER", "/opt/other/bin/python3")
+    assert _in_process.eligible(action(), {}) is False                       # the environment's setting
+    assert _in_process.eligible(action(), {"ansible_python_interpreter": sys.executable}) is True   # the variable wins
+    # Delegated to localhost from a play on a remote host: localhost's variables, not the host's.
+    delegated = {"ansible_python_interpreter": "/usr/bin/python3",
+                 "ansible_delegated_vars": {"localhost": {"ansible_python_interpreter": sys.executable}}}
+    assert _in_process.eligible(action(delegate_to="localhost"), delegated) is True
+    assert _in_process.eligible(action(), delegated) is False
 
 
 def test_another_virtual_environment_on_the_same_binary_is_another_interpreter(tmp_path):
