@@ -63,6 +63,17 @@ def _same_environment(interpreter: str) -> bool:
     return interpreter in _AUTO or _environment(interpreter) == _environment(sys.executable)
 
 
+def _remove_library_temp_files() -> None:
+    """The files the kubernetes library wrote for an exec or auth-provider user (an exec plugin's client key among
+    them). A module process removes them at exit, through atexit (kubernetes-client/python, v37.0.2,
+    kubernetes/config/kube_config.py, _create_temp_file_with_content); Ansible's worker ends with os._exit, which
+    runs no atexit function, so they are removed here."""
+    kube_config = sys.modules.get("kubernetes.config.kube_config")
+    cleanup = getattr(kube_config, "_cleanup_temp_files", None)
+    if callable(cleanup):
+        cleanup()
+
+
 def _invocation_injected(task_vars: t.Mapping[str, t.Any]) -> bool:
     """Whether a module's result carries its arguments: ansible-core 2.21 made it the INJECT_INVOCATION setting (off
     unless set); earlier releases always add them (ansible-core module_utils/basic.py, AnsibleModule._return_formatted)."""
@@ -105,7 +116,10 @@ def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.
         if refused is not None:
             return refused
         params = checked.validated_parameters
-        outcome = call(params)
+        try:
+            outcome = call(params)
+        finally:
+            _remove_library_temp_files()
     hidden = set(checked._no_log_values) | set(outcome.no_log_values)
     result = dict(outcome.result)
     if _invocation_injected(task_vars):

@@ -134,3 +134,18 @@ def test_argument_errors_are_the_modules_messages(monkeypatch):
 def test_a_failed_outcome_is_a_failed_result():
     result = _in_process.run(action(), {}, {"name": "x"}, SPEC, [], lambda p: Outcome({"msg": "no"}, failed=True))
     assert result["failed"] is True and result["msg"] == "no"
+
+
+def test_the_kubernetes_librarys_temporary_files_go_with_the_call():
+    # A module process removes them at exit (atexit); the worker ends with os._exit, so the call removes them.
+    kube_config = pytest.importorskip("kubernetes.config.kube_config")
+    written = []
+
+    def call(params: dict[str, t.Any]) -> Outcome:
+        written.append(kube_config._create_temp_file_with_content(b"-----BEGIN PRIVATE KEY-----"))
+        assert os.path.exists(written[0])
+        raise RuntimeError("the call failed after the library wrote its files")
+
+    with pytest.raises(RuntimeError):
+        _in_process.run(action(), {}, {"name": "x"}, SPEC, [], call)
+    assert written and not os.path.exists(written[0])
