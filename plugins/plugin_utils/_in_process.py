@@ -65,9 +65,10 @@ def _same_environment(interpreter: str) -> bool:
 
 def _remove_library_temp_files() -> None:
     """The files the kubernetes library wrote for an exec or auth-provider user (an exec plugin's client key among
-    them). A module process removes them at exit, through atexit (kubernetes-client/python, v37.0.2,
-    kubernetes/config/kube_config.py, _create_temp_file_with_content); Ansible's worker ends with os._exit, which
-    runs no atexit function, so they are removed here."""
+    them). It removes them at exit, through atexit (kubernetes-client/python, v37.0.2,
+    kubernetes/config/kube_config.py, _create_temp_file_with_content), and a module process exits normally. Ansible's
+    worker is a multiprocessing fork, which before Python 3.13 ends with os._exit and no atexit function
+    (python/cpython gh-83856), so they are removed here."""
     kube_config = sys.modules.get("kubernetes.config.kube_config")
     cleanup = getattr(kube_config, "_cleanup_temp_files", None)
     if callable(cleanup):

@@ -13,6 +13,7 @@ import json
 import os
 import pathlib
 import re
+import sys
 import textwrap
 
 from interpreters import other_interpreter
@@ -182,3 +183,52 @@ def test_the_task_environment_reaches_the_call_in_the_worker_and_goes_with_the_t
     shown = re.search(r'"msg": "with (\d+) requests; without - (.*)"', run.stdout)
     assert shown and int(shown.group(1)) > 0, run.stdout[-3000:]
     assert "kubeconfig" in shown.group(2).lower(), shown.group(2)
+
+
+def test_an_exec_plugins_client_key_is_not_left_behind_by_the_call_in_the_worker(tmp_path, control_plane):
+    # The kubernetes library writes an exec plugin's client certificate and key to temporary files and removes them
+    # at exit; a worker forked before Python 3.13 exits without running exit functions, so the call removes them
+    # itself (tests/unit/plugins/plugin_utils/test_in_process.py fails without it whatever the Python; here, the
+    # exec user's call in the worker, end to end).
+    cert, key = control_plane.client_certificate("exec-ops", "system:masters")
+    plugin = tmp_path / "credential-plugin"
+    plugin.write_text(textwrap.dedent(f"""\
+        #!{sys.executable}
+        import json
+        print(json.dumps({{"apiVersion": "client.authentication.k8s.io/v1", "kind": "ExecCredential",
+                          "status": {{"clientCertificateData": {cert.decode()!r},
+                                     "clientKeyData": {key.decode()!r}}}}}))
+        """))
+    plugin.chmod(0o700)
+    config = json.loads(control_plane.kubeconfig.read_text())
+    config["users"].append({"name": "exec-ops", "user": {"exec": {
+        "apiVersion": "client.authentication.k8s.io/v1", "command": str(plugin), "interactiveMode": "Never"}}})
+    config["contexts"].append({"name": "exec-ops", "context": {"cluster": "harness", "user": "exec-ops"}})
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(json.dumps(config))
+    kubeconfig.chmod(0o600)
+    playbook = tmp_path / "exec.yml"
+    playbook.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - name: Apply as the exec plugin's certificate
+              virtinfra.hyperconverged.k8s_apply:
+                kubeconfig: {kubeconfig}
+                context: exec-ops
+                objects:
+                  - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: by-exec-plugin, namespace: default}}}}
+        """))
+    scratch = tmp_path / "tmp"   # the library's temporary files go to TMPDIR
+    scratch.mkdir()
+    mark = control_plane.audit_offset()
+    run = run_playbook(playbook, "-vvv", env_extra={"TMPDIR": str(scratch)})
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "AnsiballZ_k8s_apply.py" not in run.stdout
+    writes = [e for e in control_plane.audit_events(mark) if e["verb"] == "patch"
+              and e["objectRef"].get("name") == "by-exec-plugin" and "dryRun" not in e["requestURI"]]
+    assert writes and {e["user"]["username"] for e in writes} == {"exec-ops"}
+    left = [path for path in scratch.rglob("*") if path.is_file() and b"PRIVATE KEY" in path.read_bytes()]
+    assert left == []
+    control_plane.kubectl_run("delete", "configmap", "by-exec-plugin", "-n", "default")
