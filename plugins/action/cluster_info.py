@@ -11,31 +11,18 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_info
-from ansible_collections.virtinfra.hyperconverged.plugins.modules.cluster_info import ARGUMENT_SPEC, REQUIRED_ONE_OF
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
+from ansible_collections.virtinfra.hyperconverged.plugins.modules import cluster_info as module
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._cluster_action import ClusterCallAction
 
 
-class ActionModule(ActionBase):
-    _supports_check_mode = True
-    _supports_async = True
+class ActionModule(ClusterCallAction):
+    ARGUMENT_SPEC = module.ARGUMENT_SPEC
+    REQUIRED_ONE_OF = module.REQUIRED_ONE_OF
 
     def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result = super().run(tmp, task_vars)
         del tmp
-        task_vars = task_vars or {}
-        if _in_process.eligible(self, task_vars):
-            return merge_hash(result, _in_process.run(self, task_vars, dict(self._task.args), ARGUMENT_SPEC,
-                                                      REQUIRED_ONE_OF, run_info))
-        refused = _argument_check.refusal(self._task.action, _argument_check.checked(
-            _argument_check.without_fallbacks(ARGUMENT_SPEC), REQUIRED_ONE_OF, self._task.args))
-        if refused is not None:
-            return merge_hash(result, refused)
-        wrap_async = self._task.async_val
-        result = merge_hash(result, self._execute_module(task_vars=task_vars, wrap_async=wrap_async))
-        if not wrap_async:
-            self._remove_tmp_path(self._connection._shell.tmpdir)
-        return result
+        return merge_hash(result, self.call(task_vars or {}, dict(self._task.args), run_info))

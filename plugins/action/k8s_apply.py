@@ -19,7 +19,6 @@ import typing as t
 
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.validation import check_type_list
-from ansible.plugins.action import ActionBase
 from ansible.utils.display import Display
 from ansible.utils.vars import merge_hash
 
@@ -28,15 +27,16 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.disc
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply, wait_specs
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import WaitFailed, wait_saying
-from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, REQUIRED_ONE_OF
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
+from ansible_collections.virtinfra.hyperconverged.plugins.modules import k8s_apply as module
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._cluster_action import ClusterCallAction
 
 display = Display()
 
 
-class ActionModule(ActionBase):
-    _supports_check_mode = True
-    _supports_async = True
+class ActionModule(ClusterCallAction):
+    ARGUMENT_SPEC = module.ARGUMENT_SPEC
+    REQUIRED_ONE_OF = module.REQUIRED_ONE_OF
 
     def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
         result = super().run(tmp, task_vars)
@@ -50,19 +50,9 @@ class ActionModule(ActionBase):
                       and module_args.get("wait", True) not in (False, "false", "no"))
         if waits_here:
             module_args["wait_for"] = []
-        if _in_process.eligible(self, task_vars or {}):
-            check_mode, diff = bool(self._task.check_mode), bool(self._task.diff)
-            result = merge_hash(result, _in_process.run(self, task_vars or {}, module_args, ARGUMENT_SPEC,
-                                                        REQUIRED_ONE_OF, lambda params: run_apply(params, check_mode, diff)))
-        else:
-            refused = _argument_check.refusal(self._task.action, _argument_check.checked(
-                _argument_check.without_fallbacks(ARGUMENT_SPEC), REQUIRED_ONE_OF, module_args))
-            if refused is not None:
-                return merge_hash(result, refused)
-            result = merge_hash(result, self._execute_module(module_args=module_args, task_vars=task_vars,
-                                                             wrap_async=wrap_async))
-            if not wrap_async:
-                self._remove_tmp_path(self._connection._shell.tmpdir)
+        check_mode, diff = bool(self._task.check_mode), bool(self._task.diff)
+        result = merge_hash(result, self.call(task_vars or {}, module_args,
+                                              lambda params: run_apply(params, check_mode, diff)))
         if waits_here and not result.get("failed"):
             result.update(self._wait())
         return result
@@ -71,7 +61,7 @@ class ActionModule(ActionBase):
         """The module's wait_for, here on the controller, saying what it waits for (and at least every 30 s)."""
         try:
             with _in_process.task_environment(self):
-                _validation, args = self.validate_argument_spec(argument_spec=ARGUMENT_SPEC)
+                _validation, args = self.validate_argument_spec(argument_spec=self.ARGUMENT_SPEC)
                 connection = connect(args)
                 waited = wait_saying(connection, Discovery(connection), wait_specs(args["wait_for"]),
                                      float(args["wait_timeout"]),

@@ -14,6 +14,7 @@ import os
 import pathlib
 import re
 import sys
+import tempfile
 import textwrap
 
 from interpreters import other_interpreter
@@ -220,15 +221,16 @@ def test_an_exec_plugins_client_key_is_not_left_behind_by_the_call_in_the_worker
                 objects:
                   - {{apiVersion: v1, kind: ConfigMap, metadata: {{name: by-exec-plugin, namespace: default}}}}
         """))
-    scratch = tmp_path / "tmp"   # the library's temporary files go to TMPDIR
-    scratch.mkdir()
     mark = control_plane.audit_offset()
-    run = run_playbook(playbook, "-vvv", env_extra={"TMPDIR": str(scratch)})
-    assert run.returncode == 0, run.stdout[-3000:]
+    # The library's temporary files go to TMPDIR: a short one, since ansible-core 2.21 puts its RPC socket there too.
+    with tempfile.TemporaryDirectory(prefix="vi-exec-") as scratch:
+        run = run_playbook(playbook, "-vvv", env_extra={"TMPDIR": scratch})
+        left = [path for path in pathlib.Path(scratch).rglob("*")
+                if path.is_file() and b"PRIVATE KEY" in path.read_bytes()]
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     assert "AnsiballZ_k8s_apply.py" not in run.stdout
     writes = [e for e in control_plane.audit_events(mark) if e["verb"] == "patch"
               and e["objectRef"].get("name") == "by-exec-plugin" and "dryRun" not in e["requestURI"]]
     assert writes and {e["user"]["username"] for e in writes} == {"exec-ops"}
-    left = [path for path in scratch.rglob("*") if path.is_file() and b"PRIVATE KEY" in path.read_bytes()]
     assert left == []
     control_plane.kubectl_run("delete", "configmap", "by-exec-plugin", "-n", "default")
