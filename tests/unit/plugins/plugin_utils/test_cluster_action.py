@@ -34,8 +34,8 @@ class Recorded(ClusterCallAction):
         self.executed.append(kwargs)
         return {"changed": False, "from": "module"}
 
-    def _remove_tmp_path(self, path: str, force: bool = False) -> None:
-        self.removed.append(path)
+    def _remove_tmp_path(self, tmp_path: str, force: bool = False) -> None:
+        self.removed.append(tmp_path)
 
     def _compute_environment_string(self, raw_environment_out: dict[str, t.Any] | None = None) -> str:
         return ""
