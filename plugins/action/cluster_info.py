@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import typing as t
 
-from ansible.utils.vars import merge_hash
-
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_info
 from ansible_collections.virtinfra.hyperconverged.plugins.modules import cluster_info as module
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._cluster_action import ClusterCallAction
@@ -22,7 +20,5 @@ class ActionModule(ClusterCallAction):
     ARGUMENT_SPEC = module.ARGUMENT_SPEC
     REQUIRED_ONE_OF = module.REQUIRED_ONE_OF
 
-    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-        result = super().run(tmp, task_vars)
-        del tmp
-        return merge_hash(result, self.call(task_vars or {}, dict(self._task.args), run_info))
+    def perform(self, task_vars: dict[str, t.Any]) -> dict[str, t.Any]:
+        return self.call(task_vars, dict(self._task.args), run_info)

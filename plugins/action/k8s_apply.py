@@ -20,7 +20,6 @@ import typing as t
 from ansible.errors import AnsibleError
 from ansible.module_utils.common.validation import check_type_list
 from ansible.utils.display import Display
-from ansible.utils.vars import merge_hash
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery
@@ -38,9 +37,7 @@ class ActionModule(ClusterCallAction):
     ARGUMENT_SPEC = module.ARGUMENT_SPEC
     REQUIRED_ONE_OF = module.REQUIRED_ONE_OF
 
-    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-        result = super().run(tmp, task_vars)
-        del tmp
+    def perform(self, task_vars: dict[str, t.Any]) -> dict[str, t.Any]:
         module_args = dict(self._task.args)
         local = self._connection.transport == "local"
         if module_args.get("src") is not None and local:
@@ -51,8 +48,7 @@ class ActionModule(ClusterCallAction):
         if waits_here:
             module_args["wait_for"] = []
         check_mode, diff = bool(self._task.check_mode), bool(self._task.diff)
-        result = merge_hash(result, self.call(task_vars or {}, module_args,
-                                              lambda params: run_apply(params, check_mode, diff)))
+        result = self.call(task_vars, module_args, lambda params: run_apply(params, check_mode, diff))
         if waits_here and not result.get("failed"):
             result.update(self._wait())
         return result

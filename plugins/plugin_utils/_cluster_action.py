@@ -9,18 +9,27 @@ from __future__ import annotations
 import typing as t
 
 from ansible.plugins.action import ActionBase
+from ansible.utils.vars import merge_hash
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
 
 
 class ClusterCallAction(ActionBase):
-    """Subclasses set ARGUMENT_SPEC and REQUIRED_ONE_OF (the module's) and call call() from run()."""
+    """Subclasses set ARGUMENT_SPEC and REQUIRED_ONE_OF (the module's) and implement perform(), which calls call()."""
 
     _supports_check_mode = True
     _supports_async = True
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {}
     REQUIRED_ONE_OF: t.ClassVar[list[t.Any]] = []
+
+    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
+        result = super().run(tmp, task_vars)
+        del tmp
+        return merge_hash(result, self.perform(task_vars or {}))
+
+    def perform(self, task_vars: dict[str, t.Any]) -> dict[str, t.Any]:
+        raise NotImplementedError
 
     def call(self, task_vars: dict[str, t.Any], module_args: dict[str, t.Any],
              here: t.Callable[[dict[str, t.Any]], Outcome]) -> dict[str, t.Any]:

@@ -27,9 +27,6 @@ class Recorded(ClusterCallAction):
         self._play_context = types.SimpleNamespace(become=False)
         self._templar = types.SimpleNamespace(template=lambda value: value)
 
-    def run(self, tmp: t.Any = None, task_vars: dict[str, t.Any] | None = None) -> dict[str, t.Any]:
-        raise AssertionError("the tests call call()")
-
     def _execute_module(self, **kwargs: t.Any) -> dict[str, t.Any]:
         self.executed.append(kwargs)
         return {"changed": False, "from": "module"}
