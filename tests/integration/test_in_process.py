@@ -159,6 +159,18 @@ PLAY_ENVIRONMENT = """\
         K8S_AUTH_CONTEXT: admin
       register: with_environment
 
+    - name: Apply and wait (the wait runs here after the call) with the same environment only
+      virtinfra.hyperconverged.k8s_apply:
+        objects:
+          - {apiVersion: v1, kind: ConfigMap, metadata: {name: waited-on, namespace: default}, data: {mode: fast}}
+        wait_for:
+          - {apiVersion: v1, kind: ConfigMap, name: waited-on, namespace: default, jsonpath: "{.data.mode}",
+             success: [fast]}
+      environment:
+        K8S_AUTH_KUBECONFIG: "%s"
+        K8S_AUTH_CONTEXT: admin
+      register: waited
+
     - name: The next task does not inherit it
       virtinfra.hyperconverged.cluster_info:
         kinds: [{apiVersion: v1, kind: ConfigMap}]
@@ -167,13 +179,14 @@ PLAY_ENVIRONMENT = """\
 
     - name: Show
       ansible.builtin.debug:
-        msg: "with {{ with_environment.requests.total }} requests; without - {{ without.msg }}"
+        msg: "with {{ with_environment.requests.total }} requests, waited {{ waited.waited | length }};
+              without - {{ without.msg }}"
 """
 
 
 def test_the_task_environment_reaches_the_call_in_the_worker_and_goes_with_the_task(tmp_path, control_plane):
     playbook = tmp_path / "environment.yml"
-    playbook.write_text(PLAY_ENVIRONMENT % control_plane.kubeconfig)
+    playbook.write_text(PLAY_ENVIRONMENT % (control_plane.kubeconfig, control_plane.kubeconfig))
     home = tmp_path / "home"   # no ~/.kube/config to fall back on
     home.mkdir()
     environment = {name: value for name, value in os.environ.items()
@@ -181,9 +194,10 @@ def test_the_task_environment_reaches_the_call_in_the_worker_and_goes_with_the_t
     run = run_playbook(playbook, "-vvv", env_extra={"HOME": str(home)}, environ=environment)
     assert run.returncode == 0, run.stdout[-4000:]
     assert "AnsiballZ_cluster_info.py" not in run.stdout
-    shown = re.search(r'"msg": "with (\d+) requests; without - (.*)"', run.stdout)
-    assert shown and int(shown.group(1)) > 0, run.stdout[-3000:]
-    assert "kubeconfig" in shown.group(2).lower(), shown.group(2)
+    shown = re.search(r'"msg": "with (\d+) requests, waited (\d+); without - (.*)"', run.stdout)
+    assert shown and int(shown.group(1)) > 0 and shown.group(2) == "1", run.stdout[-3000:]
+    assert "kubeconfig" in shown.group(3).lower(), shown.group(3)
+    control_plane.kubectl_run("delete", "configmap", "waited-on", "-n", "default")
 
 
 def test_an_exec_plugins_client_key_is_not_left_behind_by_the_call_in_the_worker(tmp_path, control_plane):
