@@ -108,7 +108,8 @@ def task_environment(action: ActionBase) -> t.Iterator[None]:
                 os.environ[name] = value
 
 
-def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.Any], argument_spec: dict[str, t.Any], required_one_of: list[t.Any],
+def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.Any],
+        argument_spec: dict[str, t.Any], required_one_of: list[t.Any],
         call: t.Callable[[dict[str, t.Any]], Outcome]) -> dict[str, t.Any]:
     """The module's call here: checked as AnsibleModule checks it, run, masked as AnsibleModule masks its result."""
     with task_environment(action):
