@@ -75,3 +75,18 @@ requirements:
   - urllib3 (the HTTP client; the kubernetes Python client brings it)
   - kubernetes (the Python client, for kubeconfig users with C(exec) or C(auth-provider) credentials)
 """
+
+    # Where a cluster module's call runs (plugins/plugin_utils/_cluster_action.py).
+    CALL = r"""
+attributes:
+  action:
+    support: full
+    description:
+      - An action plugin. On a local connection, without become or async, and with the controller's interpreter
+        (unset, C(auto), or the same binary in the same virtual environment), the call runs in the process Ansible
+        starts for the task, with the task's C(environment); otherwise the module runs as any module does.
+      - Arguments are checked on the controller first, so a call the check refuses never runs.
+  async:
+    support: full
+    description: With C(async), the module runs as a module process.
+"""

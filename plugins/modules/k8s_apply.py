@@ -60,16 +60,6 @@ attributes:
     support: full
     membership:
       - virtinfra.hyperconverged.cluster
-  action:
-    support: full
-    description:
-      - An action plugin. On a local connection, without become or async, and with the controller's interpreter
-        (unset, C(auto), or the same binary in the same virtual environment), the call runs in the process Ansible
-        starts for the task, with the task's C(environment); otherwise the module runs as any module does.
-      - Arguments are checked on the controller first, so a call the check refuses never runs.
-  async:
-    support: full
-    description: With C(async), the module runs as a module process.
   check_mode:
     support: full
     description: Every change is predicted by a server-side dry run; nothing is written.
@@ -311,6 +301,7 @@ notes:
     before anything else is written.
 extends_documentation_fragment:
   - virtinfra.hyperconverged.k8s_auth
+  - virtinfra.hyperconverged.k8s_auth.call
 seealso:
   - module: virtinfra.hyperconverged.hco_render
   - module: virtinfra.hyperconverged.cluster_info
