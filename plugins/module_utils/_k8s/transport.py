@@ -25,6 +25,7 @@ import typing as t
 from urllib.parse import urlsplit
 
 from .kubeconfig import Endpoint
+from .response import Response
 
 try:
     import urllib3
@@ -114,7 +115,7 @@ class Direct:
             connection.close()   # the server closed it while idle: the next one, or a new one, as urllib3 does
         if self._context is not None:
             return _TLSConnection(self._host, self._port, self._context, self._server_name, timeout)
-        return http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+        return _Connection(self._host, self._port, timeout=timeout)
 
     def _give_back(self, connection: http.client.HTTPConnection) -> None:
         with self._lock:
@@ -124,8 +125,14 @@ class Direct:
         connection.close()
 
 
+class _Connection(http.client.HTTPConnection):
+    response_class = Response
+
+
 class _TLSConnection(http.client.HTTPSConnection):
     """HTTPS whose certificate is checked against tls-server-name when the kubeconfig gives one."""
+
+    response_class = Response
 
     def __init__(self, host: str, port: int, context: ssl.SSLContext, server_name: str | None,
                  timeout: float) -> None:

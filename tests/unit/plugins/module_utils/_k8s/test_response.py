@@ -1,0 +1,94 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Our response reads every answer as http.client's own HTTPResponse does: both read the same bytes, and every
+field the transport and http.client use afterwards must agree (the stdlib is the reference, not a copy of ours)."""
+
+from __future__ import annotations
+
+import http.client
+import io
+import typing as t
+
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.response import Response
+
+KUBE_HEAD = (b"Audit-Id: 5d5c0c1e-3b7a-4a55-9b8e-7f1d2a3c4b5e\r\nCache-Control: no-cache, private\r\n"
+             b"Content-Type: application/json\r\nX-Kubernetes-Pf-Flowschema-Uid: 1f1e7c44\r\n"
+             b"X-Kubernetes-Pf-Prioritylevel-Uid: 2a2b7c44\r\nDate: Thu, 26 Nov 2026 15:30:59 GMT\r\n")
+
+ANSWERS = {
+    "kube-apiserver, content length": b"HTTP/1.1 200 OK\r\n" + KUBE_HEAD + b"Content-Length: 2\r\n\r\n{}",
+    "chunked": (b"HTTP/1.1 201 Created\r\n" + KUBE_HEAD + b"Transfer-Encoding: chunked\r\n\r\n"
+                b"4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n"),
+    "chunked, upper case": b"HTTP/1.1 200 OK\r\nTransfer-Encoding: CHUNKED\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+    "connection close": b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\nConnection: close\r\n\r\nslow down",
+    "no length: read to close": b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\r\nuntil the end",
+    "HTTP/1.0 keep-alive": b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 3\r\n\r\nabc",
+    "HTTP/1.0": b"HTTP/1.0 200 OK\r\nContent-Length: 3\r\n\r\nabc",
+    "100 continue first": b"HTTP/1.1 100 Continue\r\nX-A: b\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx",
+    "204": b"HTTP/1.1 204 No Content\r\nContent-Length: 5\r\n\r\n",
+    "304": b"HTTP/1.1 304 Not Modified\r\n\r\n",
+    "negative length": b"HTTP/1.1 200 OK\r\nContent-Length: -4\r\nConnection: close\r\n\r\nbody",
+    "bad length": b"HTTP/1.1 200 OK\r\nContent-Length: many\r\nConnection: close\r\n\r\nbody",
+    "repeated header": b"HTTP/1.1 200 OK\r\nWarning: 299 - \"a\"\r\nWarning: 299 - \"b\"\r\nContent-Length: 0\r\n\r\n",
+    "folded header": b"HTTP/1.1 200 OK\r\nX-Long: one\r\n  two\r\n\tthree\r\nContent-Length: 0\r\n\r\n",
+    "value spacing": b"HTTP/1.1 200 OK\r\nX-A:\t  padded  \r\nX-B:\r\nContent-Length: 0\r\n\r\n",
+    "bare newlines": b"HTTP/1.1 200 OK\nContent-Length: 2\nX-A: b\n\nok",
+    "line that is not a header": b"HTTP/1.1 200 OK\r\nX-A: b\r\nnot a header\r\nContent-Length: 2\r\n\r\nok",
+    "space before colon": b"HTTP/1.1 200 OK\r\nX-A : b\r\nContent-Length: 2\r\n\r\nok",
+    "continuation first": b"HTTP/1.1 200 OK\r\n  lost\r\nContent-Length: 2\r\n\r\nok",
+    "latin-1": b"HTTP/1.1 200 OK\r\nX-A: caf\xe9\r\nContent-Length: 0\r\n\r\n",
+    "99 headers": b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 98 + b"Content-Length: 0\r\n\r\n",
+}
+
+
+class Socket:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def makefile(self, mode: str) -> t.BinaryIO:
+        return io.BytesIO(self.data)
+
+
+def read(kind: type[http.client.HTTPResponse], data: bytes, method: str = "GET") -> dict[str, t.Any]:
+    response = kind(Socket(data), method=method)  # type: ignore[arg-type]
+    response.begin()
+    fields = {"status": response.status, "reason": response.reason, "version": response.version,
+              "headers": list(response.headers.items()), "chunked": response.chunked, "length": response.length,
+              "will_close": response.will_close, "content-type": response.getheader("content-type"),
+              "warnings": response.headers.get_all("warning")}
+    fields["body"] = response.read()
+    return fields
+
+
+@pytest.mark.parametrize("data", ANSWERS.values(), ids=ANSWERS.keys())
+def test_reads_as_http_client_does(data: bytes) -> None:
+    assert read(Response, data) == read(http.client.HTTPResponse, data)
+
+
+def test_head_has_no_body() -> None:
+    data = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
+    ours = read(Response, data, method="HEAD")
+    assert ours == read(http.client.HTTPResponse, data, method="HEAD")
+    assert ours["length"] == 0 and ours["body"] == b""
+
+
+@pytest.mark.parametrize("data, error", [
+    (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 100 + b"\r\n", http.client.HTTPException),
+    (b"HTTP/1.1 200 OK\r\nX-A: " + b"b" * 70000 + b"\r\n\r\n", http.client.LineTooLong),
+    (b"HTTP/2 200 OK\r\n\r\n", http.client.UnknownProtocol),
+    (b"", http.client.RemoteDisconnected),
+], ids=["100 headers", "long line", "HTTP/2", "nothing"])
+def test_refuses_what_http_client_refuses(data: bytes, error: type[Exception]) -> None:
+    for kind in (http.client.HTTPResponse, Response):
+        with pytest.raises(error):
+            read(kind, data)
+
+
+def test_reads_the_header_block_once() -> None:
+    response = Response(Socket(ANSWERS["kube-apiserver, content length"]), method="GET")  # type: ignore[arg-type]
+    response.begin()
+    response.begin()
+    assert response.read() == b"{}"
