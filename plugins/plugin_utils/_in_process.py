@@ -27,12 +27,11 @@ import sys
 import typing as t
 
 from ansible import constants as C
-from ansible.module_utils.common.parameters import remove_values
 from ansible.plugins.action import ActionBase
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _masking
 
 _AUTO = ("auto", "auto_legacy", "auto_silent", "auto_legacy_silent")
 
@@ -131,4 +130,4 @@ def run(action: ActionBase, task_vars: t.Mapping[str, t.Any], args: dict[str, t.
     result.setdefault("changed", False)
     if outcome.warnings:
         result["warnings"] = list(outcome.warnings)
-    return t.cast(dict[str, t.Any], remove_values(result, hidden))
+    return _masking.masked(result, hidden)
