@@ -30,7 +30,7 @@ RESULT = {"changed": True, "objects": [{"kind": "Secret", "name": "db", "changes
 @pytest.mark.parametrize("hidden", [
     set(), {"unrelated"}, {"/home/me/.kube/config"}, {"s3cr\"et\\pa\u00e9ss"}, {"cr\"et"}, {"\\pa\u00e9"},
     {"808"}, {"8"}, {"true"}, {"null"}, {"created"}, {"Secret", "kube"}, {""}, {"a"},
-], ids=repr)
+], ids=lambda hidden: repr(sorted(hidden)))
 def test_as_the_module_path(hidden: set[str]) -> None:
     assert masked(RESULT, hidden) == module_path(RESULT, hidden)
 
