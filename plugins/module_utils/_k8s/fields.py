@@ -111,15 +111,23 @@ def contained(desired: t.Any, live: t.Any) -> bool:
     return _equal(desired, live)
 
 
-def dict_paths(obj: t.Any, prefix: Path = ()) -> set[Path]:
-    """Every map path of ``obj`` (intermediate ones too); a list ends its path."""
-    paths: set[Path] = set()
-    if isinstance(obj, dict):
-        for key, value in obj.items():
-            paths.add((*prefix, key))
-            if isinstance(value, dict):
-                paths |= dict_paths(value, (*prefix, key))
-    return paths
+def fieldset_within(fields: t.Mapping[str, t.Any], obj: t.Any, top: bool = True) -> bool:
+    """Whether every leaf path of a managedFields ``fieldsV1`` set (as fieldset_paths reads it) is a map path of
+    ``obj``: a key of a map reached through maps. Walked together, without building either set of paths (a no-op
+    asks this of every object)."""
+    for key, child in fields.items():
+        if key == ".":
+            continue
+        if not key.startswith("f:"):
+            if top:
+                return False   # a list member at the top: its path would be the object itself
+            continue           # a list member: the list is the leaf, and its path was checked a level up
+        name = key[2:]
+        if not isinstance(obj, dict) or name not in obj:
+            return False
+        if child and any(k.startswith("f:") for k in child) and not fieldset_within(child, obj[name], top=False):
+            return False
+    return True
 
 
 def fieldset_paths(fields: t.Mapping[str, t.Any], prefix: Path = ()) -> set[Path]:

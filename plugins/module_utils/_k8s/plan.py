@@ -14,7 +14,7 @@ from .applyset import ApplySet
 from .client import KubeError
 from .context import Context
 from .emptied import emptied_paths, with_empty, without
-from .fields import FINGERPRINT_ANNOTATION, contained, dict_paths, diff, ownership, owns, strip, without_foreign
+from .fields import FINGERPRINT_ANNOTATION, contained, diff, fieldset_within, ownership, owns, strip, without_foreign
 from .model import Problem, Step, Target
 from .ownership import conflicts, never_applied, other_set, refusal, verdict
 from .read import get_live
@@ -164,9 +164,9 @@ class Planner:
             return True   # another apply set's: used as it is (ownership.py)
         if item.live is None or not item.desired:
             return False
-        ours = ownership(item.live).get(self.ctx.options.field_manager, set())
-        wanted = dict_paths(item.desired)
-        return contained(item.desired, item.live) and all(path in wanted for path in ours)
+        ours = [entry.get("fieldsV1") or {} for entry in (item.live.get("metadata") or {}).get("managedFields") or []
+                if entry.get("manager", "") == self.ctx.options.field_manager and not entry.get("subresource")]
+        return contained(item.desired, item.live) and all(fieldset_within(fields, item.desired) for fields in ours)
 
     def _drift(self, step: Step, live: dict[str, t.Any]) -> tuple[dict[str, t.Any], ...]:
         """Changes that undo someone else's edit: the input is unchanged since our last apply, or another manager

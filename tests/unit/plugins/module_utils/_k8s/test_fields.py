@@ -3,6 +3,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import typing as t
+
+import pytest
+
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import fields
 
 
@@ -44,6 +48,38 @@ def test_fieldset_paths_stop_at_lists():
                  "f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}, "f:image": {}}}, "f:replicas": {}}}
     assert fields.fieldset_paths(fields_v1) == {("metadata", "labels", "app"), ("spec", "containers"),
                                                 ("spec", "replicas")}
+
+
+FIELDS_V1 = {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+             "f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}, "f:image": {}}}, "f:replicas": {}}}
+
+
+@pytest.mark.parametrize("obj, within", [
+    ({"metadata": {"labels": {"app": "a", "more": "b"}}, "spec": {"containers": [], "replicas": 1}}, True),
+    ({"metadata": {"labels": {"app": "a"}}, "spec": {"containers": "not a list", "replicas": 1}}, True),
+    ({"metadata": {"labels": {"app": "a"}}, "spec": {"replicas": 1}}, False),           # the list is gone
+    ({"metadata": {"labels": {}}, "spec": {"containers": [], "replicas": 1}}, False),    # a label is gone
+    ({"metadata": {"labels": "app"}, "spec": {"containers": [], "replicas": 1}}, False),  # not a map on the way
+    ({"metadata": {"labels": {"app": "a"}}}, False),
+], ids=["more keys", "the list's value is not looked into", "list gone", "label gone", "not a map", "spec gone"])
+def test_fieldset_within_as_the_paths_say(obj: dict, within: bool) -> None:
+    wanted = _map_paths(obj)
+    assert fields.fieldset_within(FIELDS_V1, obj) is within
+    assert all(path in wanted for path in fields.fieldset_paths(FIELDS_V1)) is within   # the definition
+
+
+def test_a_list_member_at_the_top_is_never_within() -> None:
+    assert not fields.fieldset_within({'k:{"name":"c"}': {}}, {"name": "c"})
+    assert fields.fieldset_paths({'k:{"name":"c"}': {}}) == {()}
+
+
+def _map_paths(obj: t.Any, prefix: tuple = ()) -> set[tuple]:
+    """Every key of a map reached through maps, as a path (the reference fieldset_within is checked against)."""
+    found: set[tuple] = set()
+    if isinstance(obj, dict):
+        for key, value in obj.items():
+            found |= {(*prefix, key)} | _map_paths(value, (*prefix, key))
+    return found
 
 
 def test_ownership_and_owns():
