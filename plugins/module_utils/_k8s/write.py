@@ -55,7 +55,10 @@ def write_one(ctx: Context, step: Step) -> Step:
     ctx.ledger.record(step.api_version, step.kind, step.namespace, step.name,
                       t.cast(WriteAction, action if action in WRITES else "updated"), result,
                       index=None if step.is_parent else step.index, parent=step.is_parent)
-    return step.but(action=action, result=result, changes=tuple(diff(strip(step.live), strip(result))))
+    written = strip(result)
+    # The dry run's diff holds when the server wrote what it predicted (the usual case): not worked out again.
+    same = step.result is not None and strip(step.result) == written
+    return step.but(action=action, result=result, changes=step.changes if same else tuple(diff(strip(step.live), written)))
 
 
 def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> list[Step]:

@@ -37,3 +37,26 @@ def test_a_create_that_finds_the_object_is_recorded_as_an_update_with_a_warning(
     assert target.action == "created"                           # the plan's record is never changed
     assert written.action == "updated" and written.result is not None and ctx.ledger.written()[0]["action"] == "updated"
     assert any("created by another client" in w for w in ctx.warnings)
+
+
+def test_the_changes_are_what_the_server_wrote():
+    # The dry run predicted a data.mode the server did not write (what a mutating webhook would do): the changes
+    # come from the write's answer, not from the plan's.
+    api = FakeAPI()
+    ctx = context(api)
+    target = planned("a", 0)
+    predicted = {**target.desired, "data": {"mode": "predicted"}}
+    wrong = target.but(result=predicted, changes=({"path": "data.mode", "op": "add", "before": None,
+                                                   "after": "predicted"},))
+    written = write_one(ctx, wrong)
+    assert [c["path"] for c in written.changes] == ["apiVersion", "kind", "metadata.name", "metadata.namespace"]
+    assert written.changes == write_one(context(FakeAPI()), target.but(result=None, changes=())).changes
+
+
+def test_the_plans_changes_stand_when_the_server_wrote_what_it_predicted():
+    api = FakeAPI()
+    ctx = context(api)
+    target = planned("a", 0)
+    written_once = write_one(ctx, target.but(result=None))
+    again = planned("a", 0).but(result=written_once.result, changes=written_once.changes)
+    assert write_one(context(FakeAPI()), again).changes == written_once.changes
