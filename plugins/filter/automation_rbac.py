@@ -115,13 +115,19 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import RbacError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import automation_rbac as compute
-
 
 def automation_rbac(written: t.Any, read: t.Any = (), resources: t.Any = None, name: str = "virtinfra-hyperconverged",
                     namespace: str = "virtinfra-automation", delete: bool = True,
                     apply_sets: t.Any = (), parent_namespace: str | None = None) -> dict[str, t.Any]:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import (  # pylint: disable=import-outside-toplevel
+        RbacError,
+    )
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.rbac import (
+        automation_rbac as compute,
+    )
+
     if not isinstance(written, (list, tuple)) or not isinstance(read, (list, tuple)):
         raise AnsibleFilterError("automation_rbac: the input and read= must be lists of objects or {apiVersion, kind}")
     if resources is not None and not isinstance(resources, dict):

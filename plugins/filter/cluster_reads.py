@@ -47,12 +47,14 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import (
-    cluster_reads as compute,
-)
-
 
 def cluster_reads(spec: t.Any, stage: t.Any) -> dict[str, list[dict[str, str]]]:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import (  # pylint: disable=import-outside-toplevel
+        cluster_reads as compute,
+    )
+
     if stage == "prerequisites" and spec is not None and not isinstance(spec, t.Mapping):
         raise AnsibleFilterError(f"cluster_reads: the input must be the prerequisites spec (a mapping) or none, got "
                                  f"{type(spec).__name__}")

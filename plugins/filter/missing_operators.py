@@ -54,10 +54,15 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import kinds_of, unserved
-
 
 def missing_operators(objects: t.Any, served: t.Any) -> list[t.Any]:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import (  # pylint: disable=import-outside-toplevel
+        kinds_of,
+        unserved,
+    )
+
     if not isinstance(objects, list) or not all(isinstance(o, dict) for o in objects):
         raise AnsibleFilterError("missing_operators expects a list of objects")
     if served is None:

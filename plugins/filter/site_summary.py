@@ -59,10 +59,16 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
 
 
 def site_summary(stages: t.Any, check_mode: bool = False, drift: str = "revert", failure: str = "") -> list[str]:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import (  # pylint: disable=import-outside-toplevel
+        lines,
+        stage,
+    )
+
     if not isinstance(stages, list) or not all(isinstance(s, dict) and "name" in s for s in stages):
         raise AnsibleFilterError("site_summary expects a list of {name, results}")
     built = [stage(str(s["name"]), [plain(r) for r in s.get("results") or []]) for s in stages]

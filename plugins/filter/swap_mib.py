@@ -40,10 +40,14 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.swap import swap_mib as compute
-
 
 def swap_mib(memory: t.Any, overcommit_percent: t.Any) -> int:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.swap import (  # pylint: disable=import-outside-toplevel
+        swap_mib as compute,
+    )
+
     if isinstance(overcommit_percent, bool) or not isinstance(overcommit_percent, int) or overcommit_percent < 10:
         raise AnsibleFilterError(f"overcommit_percent must be an integer of at least 10, got {overcommit_percent!r}")
     try:

@@ -47,11 +47,16 @@ _value:
 
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.vm_hardware import validate
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
 def vm_hardware_errors(vm: t.Any, kubevirt: t.Any, architecture: str | None = None) -> list[str]:
+    # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
+    # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.vm_hardware import (  # pylint: disable=import-outside-toplevel
+        validate,
+    )
+
     return [f"{path}: {message}" for path, message in validate(plain(vm), plain(kubevirt), architecture)]
 
 
