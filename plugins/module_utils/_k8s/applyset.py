@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import hashlib
 import re
 import typing as t
@@ -80,8 +81,8 @@ class ApplySet:
     name: str
     namespace: str
 
-    @property
-    def id(self) -> str:
+    @functools.cached_property
+    def id(self) -> str:   # asked of every member: the hash once
         return applyset_id(self.name, self.namespace)
 
     @property

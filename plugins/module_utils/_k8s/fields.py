@@ -103,11 +103,22 @@ def _equal(left: t.Any, right: t.Any) -> bool:
 
 def contained(desired: t.Any, live: t.Any) -> bool:
     """Whether every value in ``desired`` is present and equal in ``live`` (live may hold more keys)."""
+    # Loops, not all() over generators (ruff's SIM110): a no-op asks this of every object; 3.0 us against 4.7 us for
+    # a ConfigMap.
     if isinstance(desired, dict):
-        return isinstance(live, dict) and all(k in live and contained(v, live[k]) for k, v in desired.items())
+        if not isinstance(live, dict):
+            return False
+        for key, value in desired.items():  # noqa: SIM110
+            if key not in live or not contained(value, live[key]):
+                return False
+        return True
     if isinstance(desired, list):
-        return (isinstance(live, list) and len(desired) == len(live)
-                and all(contained(d, v) for d, v in zip(desired, live)))
+        if not isinstance(live, list) or len(desired) != len(live):
+            return False
+        for wanted, found in zip(desired, live):  # noqa: SIM110
+            if not contained(wanted, found):
+                return False
+        return True
     return _equal(desired, live)
 
 
