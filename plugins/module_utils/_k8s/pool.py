@@ -5,7 +5,7 @@
 
 ``workers`` threads take the inputs in order, one at a time, until none is left or one failed. Not a
 ThreadPoolExecutor: a Future per input (its Condition and RLock) and ``wait()``'s waiter on each cost about a tenth
-of the client's CPU from empty, where each object is one input of the dry-run step and one of the write step.
+of the applier's CPU from empty, where each object is one input of the dry-run step and one of the write step.
 """
 
 from __future__ import annotations
