@@ -50,7 +50,8 @@ def test_nothing_hidden_comes_back_as_json_data() -> None:
 def test_a_value_json_cannot_carry_is_left_to_remove_values() -> None:
     when = datetime.date(2026, 11, 26)
     result = {"when": when, "note": "token abc"}
-    assert masked(result, {"abc"}) == {"when": when, "note": "token ********"}
+    assert masked(result, {"abc"}) == remove_values(result, {"abc"})   # a date, or its text before ansible-core 2.19
+    assert masked(result, {"abc"})["note"] == "token ********"
 
 
 def test_a_hidden_value_that_is_not_text() -> None:
