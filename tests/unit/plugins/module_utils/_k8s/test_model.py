@@ -68,3 +68,26 @@ def test_a_copy_with_changes_is_what_dataclasses_replace_makes_and_refuses_unkno
         target.but(owner="shared").owner = "member"  # type: ignore[misc]
     with pytest.raises(TypeError, match="has no field ownr"):
         target.but(ownr="shared")
+
+
+def test_a_record_made_from_another_is_what_its_constructor_makes():
+    desired = Desired(3, {"metadata": {"name": "web"}}, "apps/v1", "Deployment", "web", "ns", rank_override=2.5)
+    target = Target.of(desired, live={"metadata": {}}, owner="member")
+    for made, kind, given in ((target, Target, {"live": {"metadata": {}}, "owner": "member"}),
+                              (Step.of(target, action="created"), Step, {**vars(target), "action": "created"}),
+                              (Step.of(desired), Step, {})):
+        expected = kind(**{**{f.name: getattr(desired, f.name) for f in dataclasses.fields(Desired)}, **given})
+        assert made.__class__ is kind and vars(made) == vars(expected)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        target.owner = "shared"  # type: ignore[misc]
+    with pytest.raises(TypeError, match="unexpected keyword argument 'ownr'"):
+        Target.of(desired, ownr="shared")
+
+
+def test_a_record_refuses_a_missing_field():
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class Later(Desired):
+        needed: str = dataclasses.field(kw_only=True)
+
+    with pytest.raises(TypeError, match="needed"):
+        Later.of(Desired(0, {}, "v1", "ConfigMap", "a"))
