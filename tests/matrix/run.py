@@ -11,11 +11,17 @@
     python tests/matrix/run.py --units none    # the renders only
     python tests/matrix/run.py --sanity newest # and ansible-test sanity under the newest (what Galaxy and
                                                # Automation Hub certification run)
+    python tests/matrix/run.py --in-process older  # and the in-process call's integration tests under every
+                                               # version but the newest (the test command runs them there)
 
 The unit tests exercise the pure-Python core (no Ansible imports) and the filters; the versions in between add
 ~30 s each and nothing the oldest and newest do not, so the test command runs them at the ends only: ansible-test
 units under the newest (what certification runs), and the same tests with plain pytest in the oldest's venv
 (ansible-test's runner costs about two minutes of CPU more there, beside the QEMU guest that bounds the suite).
+
+On a local connection k8s_apply and cluster_info run in Ansible's worker, where what they use of ansible-core
+differs by version (invocation injection, remove_values, the interpreter setting), so --in-process older runs
+IN_PROCESS_TESTS against the test API server with each older version's ansible-playbook (about 25 s each).
 
 The virtualenvs live in $VIRTINFRA_CACHE/ansible-core, keyed by a hash of what goes into them (older ones removed).
 Under CI=true a version whose Python is missing fails the run instead of being skipped.
@@ -50,6 +56,7 @@ VENVS = CACHE / "ansible-core"
 UNIT_REQUIREMENTS = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-mock==3.17.0", "mock==5.2.0", "trustme==1.2.1")
 DEPENDENCIES = ("community/general", "ansible/posix")  # galaxy.yml dependencies
 INVENTORY = ROOT / "examples" / "inventory" / "hosts.yml"
+IN_PROCESS_TESTS = ("tests/integration/test_in_process.py", "tests/integration/test_k8s_auth_options.py")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -246,6 +253,28 @@ def pytest_units(venv: pathlib.Path) -> subprocess.CompletedProcess:
                            "tests/unit"], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1800)
 
 
+def in_process(venv: pathlib.Path) -> subprocess.CompletedProcess:
+    """IN_PROCESS_TESTS with this venv's pytest, so their playbooks run this venv's ansible-playbook."""
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}")
+    env.pop("VIRTUAL_ENV", None)
+    return subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *IN_PROCESS_TESTS], cwd=ROOT, env=env, capture_output=True, text=True, check=False,
+                          timeout=1800)
+
+
+def in_process_row(release: Release, venv: pathlib.Path) -> tuple[str, str]:
+    """The table's line for IN_PROCESS_TESTS under this release, and what failed ("" when nothing did)."""
+    start = time.monotonic()
+    result = in_process(venv)
+    passed = sum(int(n) for n in re.findall(r"(\d+) passed", result.stdout + result.stderr))
+    line = (f"{release.version:<9} {'':<11} in-process {time.monotonic() - start:5.1f}s  "
+            f"{'ok' if result.returncode == 0 else 'FAILED'}: {passed} tests passed")
+    if result.returncode == 0:
+        return line, ""
+    return line, (f"ansible-core {release.version}: the in-process integration tests failed\n"
+                  + (result.stdout + result.stderr)[-4000:])
+
+
 def sanity(venv: pathlib.Path) -> subprocess.CompletedProcess:
     """scripts/ansible-test sanity (its own copy of the tree, pip stand-in and home) with this venv's ansible-test."""
     env = dict(os.environ, ANSIBLE_TEST_VENV=str(venv))
@@ -259,6 +288,8 @@ def main() -> int:
                         help="ansible-test units under every version, the oldest and newest, or none")
     parser.add_argument("--sanity", choices=["newest", "none"], default="none",
                         help="ansible-test sanity under the newest version")
+    parser.add_argument("--in-process", choices=["older", "none"], default="none",
+                        help="the in-process call's integration tests under every version but the newest")
     args = parser.parse_args()
     ci = os.environ.get("CI") == "true"
     rows = releases()
@@ -325,6 +356,12 @@ def main() -> int:
             if result.returncode != 0:
                 failures.append(f"ansible-core {release.version}: ansible-test units failed\n"
                                 + (result.stdout + result.stderr)[-4000:])
+
+    if args.in_process == "older":
+        for release in [r for r in available if r != rows[-1]]:
+            line, failure = in_process_row(release, venvs[release.version])
+            table.append(line)
+            failures += [failure] if failure else []
 
     if args.sanity == "newest" and rows[-1].version in venvs:
         start = time.monotonic()
