@@ -158,12 +158,16 @@ def fieldset_paths(fields: t.Mapping[str, t.Any], prefix: Path = ()) -> set[Path
     return paths
 
 
+def main_resource_entries(obj: t.Mapping[str, t.Any]) -> list[dict[str, t.Any]]:
+    """The object's managedFields entries for its main resource (a status subresource's entries are not fields of
+    the object a client applies)."""
+    return [entry for entry in (obj.get("metadata") or {}).get("managedFields") or [] if not entry.get("subresource")]
+
+
 def ownership(live: t.Mapping[str, t.Any]) -> dict[str, set[Path]]:
     """manager name -> leaf paths it owns (status subresource entries are ignored)."""
     owners: dict[str, set[Path]] = {}
-    for entry in (live.get("metadata") or {}).get("managedFields") or []:
-        if entry.get("subresource"):
-            continue
+    for entry in main_resource_entries(live):
         owners.setdefault(entry.get("manager", ""), set()).update(fieldset_paths(entry.get("fieldsV1") or {}))
     return owners
 
@@ -187,9 +191,7 @@ def fingerprint(obj: t.Mapping[str, t.Any]) -> str:
 def manager_fieldsets(live: t.Mapping[str, t.Any]) -> dict[str, dict[str, t.Any]]:
     """manager name -> its ``fieldsV1`` trees merged (main resource only; status subresource entries ignored)."""
     trees: dict[str, dict[str, t.Any]] = {}
-    for entry in (live.get("metadata") or {}).get("managedFields") or []:
-        if entry.get("subresource"):
-            continue
+    for entry in main_resource_entries(live):
         _merge_fieldset(trees.setdefault(entry.get("manager", ""), {}), entry.get("fieldsV1") or {})
     return trees
 

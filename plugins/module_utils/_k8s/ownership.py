@@ -26,6 +26,7 @@ from __future__ import annotations
 import typing as t
 
 from .applyset import PART_OF_LABEL, ApplySet
+from .fields import main_resource_entries
 from .model import CONTAINER_KINDS, Desired, Problem, Target
 
 ADOPT_HINT = ("to take it over (it is then pruned when it leaves the input), set adopt: true (the site playbook: "
@@ -75,9 +76,7 @@ def conflicts(item: Desired, causes: t.Sequence[t.Mapping[str, t.Any]], field_ma
 def managers(obj: t.Mapping[str, t.Any]) -> list[str]:
     """'kubectl-create (Update)' for each field manager of the object's main resource."""
     found = []
-    for entry in (obj.get("metadata") or {}).get("managedFields") or []:
-        if entry.get("subresource"):
-            continue
+    for entry in main_resource_entries(obj):
         label = f"{entry.get('manager') or 'unknown'} ({entry.get('operation') or '?'})"
         if label not in found:
             found.append(label)

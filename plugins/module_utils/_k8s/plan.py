@@ -14,7 +14,17 @@ from .applyset import ApplySet
 from .client import KubeError
 from .context import Context
 from .emptied import emptied_paths, with_empty, without
-from .fields import FINGERPRINT_ANNOTATION, contained, diff, fieldset_within, ownership, owns, strip, without_foreign
+from .fields import (
+    FINGERPRINT_ANNOTATION,
+    contained,
+    diff,
+    fieldset_within,
+    main_resource_entries,
+    ownership,
+    owns,
+    strip,
+    without_foreign,
+)
 from .model import Problem, Step, Target
 from .ownership import conflicts, never_applied, other_set, refusal, verdict
 from .read import get_live
@@ -164,8 +174,8 @@ class Planner:
             return True   # another apply set's: used as it is (ownership.py)
         if item.live is None or not item.desired:
             return False
-        ours = [entry.get("fieldsV1") or {} for entry in (item.live.get("metadata") or {}).get("managedFields") or []
-                if entry.get("manager", "") == self.ctx.options.field_manager and not entry.get("subresource")]
+        ours = [entry.get("fieldsV1") or {} for entry in main_resource_entries(item.live)
+                if entry.get("manager", "") == self.ctx.options.field_manager]
         return contained(item.desired, item.live) and all(fieldset_within(fields, item.desired) for fields in ours)
 
     def _drift(self, step: Step, live: dict[str, t.Any]) -> tuple[dict[str, t.Any], ...]:

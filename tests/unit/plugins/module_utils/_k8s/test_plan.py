@@ -57,6 +57,21 @@ def test_a_settled_object_costs_no_request():
     assert api.calls == []
 
 
+def test_settled_reads_only_our_main_resource_fields():
+    # Our field no longer wanted (data.gone) keeps the object unsettled; the same field in our status-subresource
+    # entry or in another manager's entry does not.
+    desired = config_map({"k": "v"})
+    live = applied_by_us(desired.desired, **{"f:data": {"f:k": {}}})
+    entries = live["metadata"]["managedFields"]
+    for extra, settled in (({"manager": OURS, "operation": "Apply", "fieldsV1": {"f:data": {"f:gone": {}}}}, False),
+                           ({"manager": OURS, "operation": "Update", "subresource": "status",
+                             "fieldsV1": {"f:data": {"f:gone": {}}}}, True),
+                           ({"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:data": {"f:gone": {}}}},
+                            True)):
+        item = config_map({"k": "v"}, live={**live, "metadata": {**live["metadata"], "managedFields": [*entries, extra]}})
+        assert planner(FakeAPI()).settled(item) is settled, extra
+
+
 def test_a_new_object_is_planned_by_one_dry_run_and_never_read():
     api = FakeAPI()
     [step], problems = planner(api).plan_all([config_map({"k": "v"}, unknown=True)])
