@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import importlib.util
 import ipaddress
 import os
 import select
 import socket
 import ssl
+import sys
 import tempfile
 import threading
 import typing as t
@@ -27,14 +29,12 @@ from urllib.parse import urlsplit
 from .kubeconfig import Endpoint
 from .response import Response
 
-try:
-    import urllib3
-    from urllib3._collections import HTTPHeaderDict  # urllib3 1.26 and 2.x (2.x also exports it at the top)
-    from urllib3.util.ssl_ import create_urllib3_context
-except ImportError as exc:  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
-    IMPORT_ERROR: ImportError | None = exc
-else:
-    IMPORT_ERROR = None
+# urllib3 is imported only for a proxy: importing it costs 50-65 ms in ansible-playbook's process (its URL
+# patterns are compiled at import), where every run of a cluster module loads this file. Whether it is there is
+# still checked up front, so a missing package is reported the same way whatever the endpoint.
+IMPORT_ERROR: ImportError | None = (
+    None if importlib.util.find_spec("urllib3") is not None  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
+    else ImportError("No module named 'urllib3'", name="urllib3"))
 
 Headers = t.Sequence[tuple[str, str]]
 Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]   # status, header lookup, body
@@ -151,6 +151,9 @@ class Proxied:
     via_proxy = True
 
     def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None, maxsize: int) -> None:
+        import urllib3   # here, not at the top (see IMPORT_ERROR)
+        from urllib3._collections import HTTPHeaderDict  # 1.26 and 2.x (2.x also exports it at the top)
+        self._urllib3, self._headers = urllib3, HTTPHeaderDict
         args: dict[str, t.Any] = {"maxsize": maxsize}
         if context is not None:
             args.update(ssl_context=context, cert_reqs="CERT_NONE" if endpoint.insecure else "CERT_REQUIRED")
@@ -166,7 +169,8 @@ class Proxied:
         self._origin = f"{parts.scheme}://{parts.netloc}"
 
     def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
-        collected = HTTPHeaderDict()
+        urllib3 = self._urllib3
+        collected = self._headers()
         for name, value in headers:   # one header per impersonated group, as the API server reads them
             collected.add(name, value)
         try:
@@ -204,7 +208,7 @@ def _tls(target: Endpoint) -> ssl.SSLContext:
                        ("client key", target.key_file)):
         if path and not os.path.isfile(path):
             raise TransportError(f"{what} {path}: no such file")
-    context = create_urllib3_context(cert_reqs=ssl.CERT_NONE if target.insecure else ssl.CERT_REQUIRED)
+    context = _context(target.insecure)
     try:
         if target.insecure:
             pass
@@ -220,6 +224,28 @@ def _tls(target: Endpoint) -> ssl.SSLContext:
                 context.load_cert_chain(cert_file, key_file)
     except (ssl.SSLError, OSError, ValueError) as exc:
         raise TransportError(f"cannot use the TLS settings for {target.server}: {exc}") from None
+    return context
+
+
+def _context(insecure: bool) -> ssl.SSLContext:
+    """The settings urllib3's create_urllib3_context gives a client (urllib3 2.x, src/urllib3/util/ssl_.py), which
+    this module used before: TLS 1.2 or later, no compression or session tickets, post-handshake authentication,
+    the host name checked against subjectAltName only (as Go's crypto/tls does for kubectl), and from Python 3.13
+    the VERIFY_X509_STRICT and VERIFY_X509_PARTIAL_CHAIN flags that ssl.create_default_context sets there. No CA is
+    loaded here: _tls loads the kubeconfig's or the system's."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.options |= ssl.OP_NO_SSLv2 | ssl.OP_NO_SSLv3 | ssl.OP_NO_COMPRESSION | ssl.OP_NO_TICKET
+    if sys.version_info >= (3, 13):
+        context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | ssl.VERIFY_X509_STRICT
+    context.post_handshake_auth = True
+    if insecure:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    context.hostname_checks_common_name = False
+    keylog = os.path.expandvars(os.environ.get("SSLKEYLOGFILE", ""))
+    if keylog:
+        context.keylog_filename = keylog
     return context
 
 

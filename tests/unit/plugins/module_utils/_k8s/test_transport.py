@@ -1,18 +1,23 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Connections straight to the server: kept alive per thread, replaced when the server closed them, and the
-no_proxy rules. (TLS through the same connections: test_client.py, against an HTTPS server.)"""
+"""Connections straight to the server: kept alive per thread, replaced when the server closed them, the
+no_proxy rules and the TLS settings. (TLS through the same connections: test_client.py, against an HTTPS server.)"""
 
 from __future__ import annotations
 
 import http.server
+import pathlib
+import ssl
+import subprocess
+import sys
 import threading
 import time
 import typing as t
 
 import pytest
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import transport as transport_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import Endpoint
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.transport import (
     Direct,
@@ -121,3 +126,29 @@ def test_no_answer_is_a_transport_error():
 ])
 def test_no_proxy_names_hosts_domains_ports_and_ranges(url, no_proxy, bypassed):
     assert bypasses_proxy(url, no_proxy) is bypassed
+
+
+@pytest.mark.parametrize("insecure", [False, True])
+def test_the_tls_context_has_the_settings_urllib3_gave_it(insecure, monkeypatch, tmp_path):
+    # The context was urllib3's create_urllib3_context until urllib3 became a proxy-only import; ours must not
+    # weaken (or tighten) any setting a connection to the API server gets.
+    from urllib3.util.ssl_ import create_urllib3_context
+
+    monkeypatch.setenv("SSLKEYLOGFILE", str(tmp_path / "keys"))
+    ours = transport_module._context(insecure)
+    theirs = create_urllib3_context(cert_reqs=ssl.CERT_NONE if insecure else ssl.CERT_REQUIRED)
+    for setting in ("minimum_version", "maximum_version", "options", "verify_flags", "verify_mode", "check_hostname",
+                    "post_handshake_auth", "hostname_checks_common_name", "keylog_filename", "protocol"):
+        assert getattr(ours, setting) == getattr(theirs, setting), setting
+    assert ours.get_ciphers() == theirs.get_ciphers()
+    assert ours.verify_mode == (ssl.CERT_NONE if insecure else ssl.CERT_REQUIRED)
+
+
+def test_urllib3_is_imported_only_for_a_proxy():
+    # Importing it costs 50-65 ms in ansible-playbook's process, where every cluster module loads this file.
+    code = ("import sys; sys.path[:0] = sys.argv[1:]; "
+            "import ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client; "
+            "print('urllib3' in sys.modules)")
+    collections = pathlib.Path(transport_module.__file__).parents[6]   # the directory holding ansible_collections
+    done = subprocess.run([sys.executable, "-c", code, str(collections)], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
