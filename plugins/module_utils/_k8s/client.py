@@ -169,6 +169,7 @@ class Connection:
         self.dry_runs = 0
         self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
         self._count_lock = threading.Lock()
+        self._queries: dict[tuple[tuple[str, t.Any], ...], str] = {}
         self._token: tuple[float, str | None] | None = None   # (when asked, Authorization header value)
         self.deadline = time.monotonic() + timeout if timeout else None
         self.timeout = timeout
@@ -210,7 +211,7 @@ class Connection:
         # and the call's deadline, which splitting it would pass around.
         target = self._path_prefix + path
         if query:
-            target += "?" + urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
+            target += "?" + self._query_string(query)
         headers = [("Accept", accept), ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
         token = self._bearer()
         if token:
@@ -261,6 +262,20 @@ class Connection:
                 continue
             raise self._error(status, data, method, path, self._host)
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def _query_string(self, query: t.Mapping[str, t.Any]) -> str:
+        """The encoded query, kept for the next request with the same one (each object's dry run and apply send
+        the same few queries; encoding one costs 5 us). A query with a list value is encoded each time."""
+        try:
+            key: tuple[tuple[str, t.Any], ...] | None = tuple(query.items())
+            encoded = self._queries.get(key)
+        except TypeError:   # unhashable: a list of values
+            key, encoded = None, None
+        if encoded is None:
+            encoded = urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
+            if key is not None and len(self._queries) < 64:
+                self._queries[key] = encoded
+        return encoded
 
     def _bearer(self) -> str | None:
         """The Authorization header value: the static one, or the one the kubeconfig loader gives (it renews exec

@@ -491,3 +491,22 @@ def test_an_explicit_api_key_is_sent_instead_of_running_the_users_credential_pro
     Script.replies = [(200, {}, {})]
     Connection(kubeconfig=config, api_key="given", retries=0).request("GET", "/api")
     assert Script.seen[-1][2] == "Bearer given" and not marker.exists()
+
+
+def test_a_query_is_encoded_the_same_each_time_it_is_sent(scripted):
+    # Encoded queries are kept for the next request: one sent again, one with a list, one whose value changed.
+    Script.replies = [(200, {}, {}) for _ in range(5)]
+    connection, _slept = connect(scripted)
+    dry_run = {"dryRun": "All", "fieldManager": "virtinfra.hyperconverged", "force": "true", "skip": None}
+    connection.request("PATCH", "/api/v1/namespaces/x/configmaps/a", query=dry_run, body={})
+    connection.request("PATCH", "/api/v1/namespaces/x/configmaps/b", query=dry_run, body={})
+    connection.request("GET", "/api/v1/configmaps", query={"labelSelector": ["a=b", "c in (d, e)"]})
+    connection.request("GET", "/api/v1/configmaps", query={"labelSelector": ["a=b", "c in (d, e)"]})
+    connection.request("PATCH", "/api/v1/namespaces/x/configmaps/a", query={**dry_run, "force": "false"}, body={})
+    assert [path for _method, path, _token in Script.seen] == [
+        "/api/v1/namespaces/x/configmaps/a?dryRun=All&fieldManager=virtinfra.hyperconverged&force=true",
+        "/api/v1/namespaces/x/configmaps/b?dryRun=All&fieldManager=virtinfra.hyperconverged&force=true",
+        "/api/v1/configmaps?labelSelector=a%3Db&labelSelector=c+in+%28d%2C+e%29",
+        "/api/v1/configmaps?labelSelector=a%3Db&labelSelector=c+in+%28d%2C+e%29",
+        "/api/v1/namespaces/x/configmaps/a?dryRun=All&fieldManager=virtinfra.hyperconverged&force=false",
+    ]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from k8s_fakes import FakeAPI, context, item
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import diff, strip
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import report
 
 
@@ -35,3 +36,21 @@ def test_a_secret_is_redacted_and_a_shared_object_says_so():
     assert entry["membership"] == "shared"
     assert entry["changes"] == [{"path": "data.k", "op": "change", "before": "<redacted>", "after": "<redacted>"}]
     assert result["diff"][0]["after"]["data"] == {"k": "<redacted>"}
+
+
+def test_a_created_object_lists_its_fields_but_not_the_identity_its_entry_names():
+    created_object = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "a", "namespace": "ns"},
+                      "data": {"k": "v"}}
+    changes = tuple(diff({}, strip(created_object)))
+    created = item("a", action="created", result=created_object, changes=changes)
+    entry = report(context(FakeAPI(), check_mode=True), [created], [])["objects"][0]
+    assert (entry["apiVersion"], entry["kind"], entry["namespace"], entry["name"]) == ("v1", "ConfigMap", "ns", "a")
+    assert entry["changes"] == [{"path": "data.k", "op": "add", "before": None, "after": "v"}]
+
+
+def test_an_object_created_with_nothing_but_its_name_still_has_its_diff():
+    bare = {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "a", "namespace": "ns"}}
+    created = item("a", action="created", result=bare, changes=tuple(diff({}, strip(bare)))).but(kind="ServiceAccount")
+    result = report(context(FakeAPI(), check_mode=True), [created], [])
+    assert result["objects"][0]["changes"] == []
+    assert [d["after"] for d in result["diff"]] == [bare]
