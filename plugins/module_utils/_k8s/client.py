@@ -266,14 +266,14 @@ class Connection:
     def _query_string(self, query: t.Mapping[str, t.Any]) -> str:
         """The encoded query, kept for the next request with the same one (each object's dry run and apply send
         the same few queries; encoding one costs 5 us). A query with a list value is encoded each time."""
+        key = tuple(query.items())
         try:
-            key: tuple[tuple[str, t.Any], ...] | None = tuple(query.items())
             encoded = self._queries.get(key)
         except TypeError:   # unhashable: a list of values
-            key, encoded = None, None
+            return urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
         if encoded is None:
             encoded = urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
-            if key is not None and len(self._queries) < 64:
+            if len(self._queries) < 64:
                 self._queries[key] = encoded
         return encoded
 

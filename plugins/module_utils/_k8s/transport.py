@@ -150,7 +150,7 @@ class Proxied:
     via_proxy = True
 
     def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None, maxsize: int) -> None:
-        import urllib3   # here, not at the top (see IMPORT_ERROR)
+        import urllib3  # here, not at the top (see IMPORT_ERROR)
         from urllib3._collections import HTTPHeaderDict  # 1.26 and 2.x (2.x also exports it at the top)
         self._urllib3, self._headers = urllib3, HTTPHeaderDict
         args: dict[str, t.Any] = {"maxsize": maxsize}
