@@ -136,7 +136,8 @@ def fieldset_within(fields: t.Mapping[str, t.Any], obj: t.Any, top: bool = True)
         name = key[2:]
         if not isinstance(obj, dict) or name not in obj:
             return False
-        if child and any(k.startswith("f:") for k in child) and not fieldset_within(child, obj[name], top=False):
+        # A child without f: keys (empty, ".", list members) is a leaf: the walk below returns True at once.
+        if child and not fieldset_within(child, obj[name], top=False):
             return False
     return True
 
