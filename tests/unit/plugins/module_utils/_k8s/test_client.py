@@ -495,7 +495,7 @@ def test_an_explicit_api_key_is_sent_instead_of_running_the_users_credential_pro
 
 def test_a_query_is_encoded_the_same_each_time_it_is_sent(scripted):
     # Encoded queries are kept for the next request: one sent again, one with a list, one whose value changed.
-    Script.replies = [(200, {}, {}) for _ in range(5)]
+    Script.replies = [(200, {}, {})] * 5
     connection, _slept = connect(scripted)
     dry_run = {"dryRun": "All", "fieldManager": "virtinfra.hyperconverged", "force": "true", "skip": None}
     connection.request("PATCH", "/api/v1/namespaces/x/configmaps/a", query=dry_run, body={})
