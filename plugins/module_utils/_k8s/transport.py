@@ -34,10 +34,11 @@ from .response import Response
 
 # urllib3 is imported only for a proxy: importing it costs 50-65 ms in ansible-playbook's process (its URL
 # patterns are compiled at import), where every run of a cluster module loads this file. Whether it is there is
-# still checked up front, so a missing package is reported the same way whatever the endpoint.
-IMPORT_ERROR: ImportError | None = (
-    None if importlib.util.find_spec("urllib3") is not None  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
-    else ImportError("No module named 'urllib3'", name="urllib3"))
+# still checked up front, so the cluster modules report a missing package (client.KUBERNETES_IMPORT_ERROR) the same
+# way whatever the endpoint.
+IMPORT_ERROR: ImportError | None = None
+if importlib.util.find_spec("urllib3") is None:
+    IMPORT_ERROR = ImportError("No module named 'urllib3'", name="urllib3")
 
 Headers = t.Sequence[tuple[str, str]]
 Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]   # status, header lookup, body
