@@ -152,3 +152,13 @@ def test_urllib3_is_imported_only_for_a_proxy():
     collections = pathlib.Path(transport_module.__file__).parents[6]   # the directory holding ansible_collections
     done = subprocess.run([sys.executable, "-c", code, str(collections)], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_missing_urllib3_is_reported_by_the_cluster_modules_whatever_the_endpoint():
+    # sys.modules[name] = None is how Python marks a package as not importable (find_spec and import agree).
+    code = ("import sys; sys.path[:0] = sys.argv[1:]; sys.modules['urllib3'] = None; "
+            "from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import client; "
+            "print(type(client.KUBERNETES_IMPORT_ERROR).__name__, client.KUBERNETES_IMPORT_ERROR.name)")
+    collections = pathlib.Path(transport_module.__file__).parents[6]
+    done = subprocess.run([sys.executable, "-c", code, str(collections)], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["ImportError", "urllib3"]
