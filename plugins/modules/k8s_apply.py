@@ -376,8 +376,8 @@ objects:
       description:
         - Field-level changes, each C({path, op, before, after}) with op C(add), C(remove) or C(change).
         - The object's identity (C(apiVersion), C(kind), C(metadata.name), C(metadata.namespace)) is not listed,
-          since the entry names it and it never changes. A created object lists its other fields with op C(add),
-          and its whole object is in the diff (C(--diff)).
+          since the entry names it and it never changes. A created object lists its other fields with op C(add)
+          and a deleted one with op C(remove); the whole object is in the diff (C(--diff)).
       type: list
     drift:
       description: C({count, fields}); each field C({path, op, before, after, managers}).
