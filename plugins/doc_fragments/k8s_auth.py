@@ -72,7 +72,7 @@ options:
     type: int
     default: 900
 requirements:
-  - urllib3 (the HTTP client; the kubernetes Python client brings it)
+  - urllib3 (the HTTP client through a proxy, checked for every call; the kubernetes Python client brings it)
   - kubernetes (the Python client, for kubeconfig users with C(exec) or C(auth-provider) credentials)
 """
 
