@@ -268,13 +268,14 @@ class Connection:
         the same few queries; encoding one costs 5 us). A query with a list value is encoded each time."""
         key = tuple(query.items())
         try:
-            encoded = self._queries.get(key)
+            cached = self._queries.get(key)
         except TypeError:   # unhashable: a list of values
-            return urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
-        if encoded is None:
-            encoded = urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
-            if len(self._queries) < 64:
-                self._queries[key] = encoded
+            cached, key = None, ()
+        if cached is not None:
+            return cached
+        encoded = urlencode({k: v for k, v in query.items() if v is not None}, doseq=True)
+        if key and len(self._queries) < 64:
+            self._queries[key] = encoded
         return encoded
 
     def _bearer(self) -> str | None:
