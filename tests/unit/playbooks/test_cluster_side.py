@@ -23,25 +23,35 @@ def options(role: str) -> dict[str, dict[str, t.Any]]:
 
 
 def includes(tasks: list[dict[str, t.Any]], inherited: dict[str, t.Any]) -> t.Iterator[tuple[str, str, dict]]:
-    """(task name, role, the vars it is given: its own over its blocks') for every include_role, blocks walked."""
+    """(task name, role, the vars it is given: its own over its blocks') for every role it includes or imports."""
     for task in tasks:
         given = {**inherited, **task.get("vars", {})}
         for section in ("block", "rescue", "always"):
             yield from includes(task.get(section, []), given)
-        include = task.get("ansible.builtin.include_role")
+        include = task.get("ansible.builtin.include_role") or task.get("ansible.builtin.import_role")
         if include:
             yield task["name"], include["name"].rpartition(".")[2], given
 
 
 def site_includes() -> list[tuple[str, str, dict]]:
-    tasks = yaml.safe_load((ROOT / "playbooks" / "tasks" / "cluster_side.yml").read_text())
-    return list(includes(tasks, {}))
+    """Every role call of the cluster side, with the play's vars (what the site gives every stage) under its own."""
+    play = next(play for play in yaml.safe_load((ROOT / "playbooks" / "site.yml").read_text())
+                if play["name"].startswith("Configure the cluster"))
+    return [call for name in ("cluster_present.yml", "cluster_absent.yml")
+            for call in includes(yaml.safe_load((ROOT / "playbooks" / "tasks" / name).read_text()), play["vars"])]
 
 
 def test_every_role_of_the_cluster_side_is_found():
     found = [role for _name, role, _given in site_includes()]
     assert sorted(set(found)) == sorted(ROLES)
-    assert len(found) == 5   # operators and hyperconverged twice (to configure, to remove), prerequisites once
+    assert len(found) == 6   # each role twice: to configure and to remove
+
+
+def test_each_call_says_its_state():
+    # The play's vars hold what every call shares; the state is each call's own.
+    for name, role, given in site_includes():
+        if role != "operators":
+            assert given.get(f"{role}_state") in ("present", "absent"), name
 
 
 @pytest.mark.parametrize("name, role, given", site_includes(), ids=lambda value: value if isinstance(value, str) else "")

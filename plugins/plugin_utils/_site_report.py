@@ -1,0 +1,131 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The site's last word, whole: the mode and what changed, the stages (_site_summary), the operators, the swap plan,
+the operand drift, the warnings, the API requests and the operands.
+
+Read from the run's registered results as they are (a task that never ran is None), so that it can be said after a
+failure too. PRIVATE; no Ansible imports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing as t
+
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
+
+Mapping = t.Mapping[str, t.Any]
+
+# The registered results of the cluster side, by the stage they belong to (site_report's input names them).
+PREREQUISITES = ("prerequisites_applied", "prerequisites_deleted")
+KUBEVIRT = ("hyperconverged_applied", "hyperconverged_standalone", "hyperconverged_preset_applied",
+            "hyperconverged_preset_deleted", "hyperconverged_deleted")
+# Every call that talks to the API server says how many requests it made.
+CALLS = ("site_cluster", "operators_result", "prerequisites_deleted_first", "prerequisites_applied",
+         "prerequisites_deleted", "hyperconverged_vms", "hyperconverged_applied", "hyperconverged_operand_drift",
+         "hyperconverged_standalone", "hyperconverged_preset_applied", "hyperconverged_preset_deleted",
+         "hyperconverged_deleted")
+RESULTS = frozenset(CALLS + KUBEVIRT)   # the names a Run's results may hold
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """What the site knows at its end. ``results`` holds the registered results named in RESULTS (None: never ran)."""
+
+    config: Mapping                  # site_config
+    check_mode: bool = False
+    results: Mapping = dataclasses.field(default_factory=dict)
+    run_mode: str | None = None      # the ownership mode the cluster side resolved, when it got that far
+    unchecked: bool = False          # a check run that would install operators stopped before the later stages
+    missing: tuple[str, ...] = ()    # what the cluster does not serve yet
+    failure: str = ""
+    prereqs: Mapping = dataclasses.field(default_factory=dict)       # the plan's node prerequisites (site_prereqs)
+    operands: tuple[Mapping, ...] = ()                               # the plan's operands (site_render.operands)
+    written: Mapping = dataclasses.field(default_factory=dict)       # render mode's files (site_written)
+    kubevirt: Mapping = dataclasses.field(default_factory=dict)      # the hyperconverged role's hyperconverged_result
+
+
+def _objects(result: t.Any) -> list[Mapping]:
+    return list(result.get("objects") or []) if isinstance(result, t.Mapping) else []
+
+
+def _acted(run: Run, names: t.Sequence[str], action: str, same: bool) -> int:
+    """How many objects of these results have (same) or have not (not same) this action."""
+    return sum(1 for name in names for entry in _objects(run.results.get(name)) if (entry.get("action") == action) == same)
+
+
+def _head(run: Run) -> str:
+    mode = run.kubevirt.get("mode") or run.run_mode or run.config.get("mode")
+    if run.config.get("state") == "absent":
+        said = (f"removal ({mode}): {_acted(run, ('hyperconverged_deleted', 'hyperconverged_preset_deleted'), 'deleted', True)}"
+                f" KubeVirt and {_acted(run, ('prerequisites_deleted',), 'deleted', True)} prerequisite object(s) "
+                f"{'would be deleted' if run.check_mode else 'deleted'}; the nodes are left as they are")
+    elif not run.config.get("apply"):
+        would = " would be" if run.check_mode else ""
+        said = (f"render mode: {len(run.written.get('files') or [])} manifests in {run.config.get('output')}, "
+                f"{len(run.written.get('written') or [])}{would} written, {len(run.written.get('removed') or [])}"
+                f"{would} removed")
+    else:
+        said = (f"apply mode ({mode}): {_acted(run, ('prerequisites_applied',), 'unchanged', False)} prerequisite and "
+                f"{_acted(run, ('hyperconverged_applied', 'hyperconverged_standalone'), 'unchanged', False)} KubeVirt "
+                f"object(s) {'would change' if run.check_mode else 'changed'}")
+    return f"{said} - {run.config.get('mode_reason')}"
+
+
+def _operators(run: Run) -> str:
+    result = run.results.get("operators_result")
+    if isinstance(result, t.Mapping) and "plan" in result:
+        return "; ".join(list(result.get("plan") or [])
+                         + [f"approved InstallPlan {name}" for name in result.get("approved") or []])
+    if isinstance(result, t.Mapping):
+        return "the run stopped before them"
+    if run.config.get("operators_source") == "none":
+        return "not managed by the site (site_operators_source none)"
+    return "not reached" if run.config.get("apply") else "not run in render mode"
+
+
+def _swap(run: Run) -> str:
+    swap = run.prereqs.get("swap") or {}
+    nodes = ", ".join(f"{node['name']}: {node['swap_mib']} MiB" for node in swap.get("nodes") or [])
+    return f"swap plan: {swap.get('mechanism') or 'none'}; {nodes or 'no node'}"
+
+
+def _requests(run: Run) -> str:
+    if not run.config.get("apply"):
+        return "API requests: none (render mode)"
+    counted = [result["requests"] for name in CALLS
+               if isinstance(result := run.results.get(name), t.Mapping) and isinstance(result.get("requests"), t.Mapping)]
+    return (f"API requests: {sum(int(c.get('total') or 0) for c in counted)} "
+            f"({sum(int(c.get('writes') or 0) for c in counted)} writes) in {len(counted)} cluster call(s)")
+
+
+def _operands(run: Run, mode: str | None) -> str:
+    operands = run.kubevirt.get("operands") if "operands" in run.kubevirt else run.operands
+    named = ", ".join(f"{o.get('kind')} {o.get('metadata', {}).get('name')}"
+                      + (f" in {o['metadata']['namespace']}" if "namespace" in o.get("metadata", {}) else " (cluster-scoped)")
+                      for o in operands or [])
+    return f"operands{' (built by HCO)' if mode == 'hco' else ''}: {named}"
+
+
+def report(run: Run) -> list[str]:
+    """Every line of the site's summary, in the order users read it."""
+    out = [_head(run)]
+    if run.unchecked:
+        out.append(f"check mode: the operators are not installed by a check run, so the kinds they serve cannot be "
+                   f"dry-run yet ({'; '.join(run.missing)}); the node prerequisites and KubeVirt are checked once the "
+                   f"operators run")
+    if run.config.get("apply"):
+        prerequisites = stage("node prerequisites", [run.results.get(name) for name in PREREQUISITES])
+        kubevirt = stage("KubeVirt", [run.results.get(name) for name in KUBEVIRT])
+        # A removal goes the other way: KubeVirt first.
+        ordered = [kubevirt, prerequisites] if run.config.get("state") == "absent" else [prerequisites, kubevirt]
+        out += lines(ordered, check_mode=run.check_mode, drift_mode=str(run.config.get("drift") or "revert"),
+                     failure=run.failure)
+    warnings = (list(run.prereqs.get("warnings") or []) + list(run.kubevirt.get("warnings") or [])
+                + list(run.config.get("removal_kept") or []))
+    out += [f"operators: {_operators(run)}", _swap(run),
+            f"operands differing from what HCO builds: {len(run.kubevirt.get('operand_drift') or [])}",
+            f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
+            _operands(run, run.kubevirt.get("mode") or run.run_mode or run.config.get("mode"))]
+    return out
