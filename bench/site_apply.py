@@ -86,11 +86,16 @@ def main() -> int:
           f"{len(os.sched_getaffinity(0))} cores")
     print(f"  site: median {site_median:.2f} s ({', '.join(f'{s:.2f}' for s in sites)})")
     print(f"  one-task playbook: median {single_median:.2f} s")
-    print(f"  ratio {site_median / single_median:.2f}x (target <= 3x)")
+    # Each run beside its own one-task run: on a machine whose speed drifts (a shared host), the pairs' median is
+    # steadier than the ratio of the two medians.
+    pairs = [site / single for site, single in zip(sites, singles)]
+    print(f"  ratio {site_median / single_median:.2f}x of the medians, {statistics.median(pairs):.2f}x the median of "
+          f"the {len(pairs)} pairs (target <= 3x)")
     print(f"  last run: changed={changed.group(1) if changed else '?'}, summary "
           f"'{counted.group(0) if counted else 'no request line'}', audit log {len(events)} requests, "
           f"{len(writes)} writes")
-    print(json.dumps({"site": sites, "one_task": singles, "requests": len(events), "writes": len(writes)}))
+    print(json.dumps({"site": sites, "one_task": singles, "pairs": pairs, "requests": len(events),
+                      "writes": len(writes)}))
     return 0
 
 

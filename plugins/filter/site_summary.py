@@ -16,7 +16,8 @@ description:
   - Per stage, the objects written (created, updated, adopted, deleted; in check mode, that would be) - for a failed
     task exactly those the API server confirmed, from its C(written) result; then the drifted objects and fields,
     first eight by name; after a failure, where the run stopped and how to resume.
-  - The site playbook prints them in its last task, which runs whether the cluster side succeeded or not.
+  - The site playbook prints them in its last task, which runs whether the cluster side succeeded or not, through
+    P(virtinfra.hyperconverged.site_report#filter), which adds the rest of the summary.
 options:
   _input:
     description: The stages, in order, each C({name, results}).

@@ -24,7 +24,9 @@ COLLECTIONS = ROOT / ".cache" / "collections"
 def run_playbook(playbook: pathlib.Path, *extra: str, cwd: pathlib.Path | None = None,
                  env_extra: dict[str, str] | None = None, interpreter: str | None = None,
                  environ: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ if environ is None else environ, ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1",
+    # tests/matrix/run.py adds the dependencies' collections: its venvs hold ansible-core without the ansible package.
+    collections = os.pathsep.join(filter(None, [str(COLLECTIONS), os.environ.get("VIRTINFRA_TEST_DEPENDENCIES", "")]))
+    env = dict(os.environ if environ is None else environ, ANSIBLE_COLLECTIONS_PATH=collections, ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
     command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
                "-e", f"ansible_python_interpreter={interpreter or sys.executable}", str(playbook), *extra]

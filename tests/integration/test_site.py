@@ -56,6 +56,16 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     assert (int(counted.group(1)), int(counted.group(2))) == (len(events), 0)
     kinds = {(e["objectRef"].get("apiGroup", ""), e["objectRef"]["resource"]) for e in events if e["verb"] == "list"}
     assert int(counted.group(3)) == 3 and len(events) <= len(kinds) + 12, [e["requestURI"] for e in events]
+    # The hyperconverged role took the plan's expansion and render (hyperconverged_plan): computed by the role
+    # itself from its own inputs instead, they are the same objects - nothing to change.
+    def rendering(stdout: str) -> str:   # what the role's own render task printed
+        return stdout.split("Validate and render the HyperConverged", 1)[1].split("TASK [", 1)[0]
+
+    assert "Validate and render the HyperConverged" not in again.stdout
+    mark = control_plane.audit_offset()
+    own = site(control_plane, "-e", json.dumps({"hyperconverged_plan": None}))
+    assert own.returncode == 0 and recap_changed(own.stdout) == 0, own.stdout
+    assert "ok: [localhost]" in rendering(own.stdout) and server_writes(control_plane, mark) == []
 
 
 def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_takes_it_over(empty_control_plane):

@@ -56,7 +56,10 @@ VENVS = CACHE / "ansible-core"
 UNIT_REQUIREMENTS = ("pytest==9.2.0", "pytest-xdist==3.8.0", "pytest-mock==3.17.0", "mock==5.2.0", "trustme==1.2.1")
 DEPENDENCIES = ("community/general", "ansible/posix")  # galaxy.yml dependencies
 INVENTORY = ROOT / "examples" / "inventory" / "hosts.yml"
-IN_PROCESS_TESTS = ("tests/integration/test_in_process.py", "tests/integration/test_k8s_auth_options.py")
+IN_PROCESS_TESTS = ("tests/integration/test_in_process.py", "tests/integration/test_k8s_auth_options.py",
+                    # The site in apply mode, its check, its rerun and the hyperconverged role's own render: what
+                    # older ansible-core refuses (a static import in a file included by a templated path) shows here.
+                    "tests/integration/test_site.py::test_check_predicts_the_run_and_the_rerun_changes_nothing")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -247,7 +250,8 @@ def units(venv: pathlib.Path, copy: pathlib.Path) -> subprocess.CompletedProcess
 
 def pytest_units(venv: pathlib.Path) -> subprocess.CompletedProcess:
     """The unit tests with plain pytest in this venv (tests/conftest.py makes the collection importable)."""
-    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}")
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
+               VIRTINFRA_TEST_DEPENDENCIES=collections_path().split(":", 1)[1])
     env.pop("VIRTUAL_ENV", None)
     return subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "2",
                            "tests/unit"], cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=1800)
@@ -255,7 +259,8 @@ def pytest_units(venv: pathlib.Path) -> subprocess.CompletedProcess:
 
 def in_process(venv: pathlib.Path) -> subprocess.CompletedProcess:
     """IN_PROCESS_TESTS with this venv's pytest, so their playbooks run this venv's ansible-playbook."""
-    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}")
+    env = dict(os.environ, PATH=f"{venv / 'bin'}:{os.environ.get('PATH', '')}",
+               VIRTINFRA_TEST_DEPENDENCIES=collections_path().split(":", 1)[1])
     env.pop("VIRTUAL_ENV", None)
     return subprocess.run([str(venv / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            *IN_PROCESS_TESTS], cwd=ROOT, env=env, capture_output=True, text=True, check=False,
