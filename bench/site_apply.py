@@ -4,7 +4,8 @@
 """The site in apply mode doing nothing: its wall time beside a one-task playbook's, and its API requests.
 
 On the test API server (with the real CRDs): the site on the example inventory applies once (not timed), then runs
---runs more times, each a no-op; beside each, a one-task playbook. Printed: the medians, the ratio (target <= 3x),
+--runs more times, each a no-op; beside each, a one-task playbook. Printed: the medians, their ratio and the median of
+the runs' ratios to the one-task run beside each (target <= 3x),
 the requests of the last no-op as its summary counts them and as the server's audit log saw them, and its writes
 (target: none). --delay-ms puts bench/delay_proxy.py between the runs and the server (a remote control plane).
 

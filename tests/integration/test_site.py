@@ -58,6 +58,7 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     assert int(counted.group(3)) == 3 and len(events) <= len(kinds) + 12, [e["requestURI"] for e in events]
     # The hyperconverged role took the plan's expansion and render (hyperconverged_plan): computed by the role
     # itself from its own inputs instead, they are the same objects - nothing to change.
+
     def rendering(stdout: str) -> str:   # what the role's own render task printed
         return stdout.split("Validate and render the HyperConverged", 1)[1].split("TASK [", 1)[0]
 

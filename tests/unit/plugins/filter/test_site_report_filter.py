@@ -15,8 +15,8 @@ CONFIG = {"apply": True, "state": "present", "mode": "standalone", "mode_reason"
 def test_the_filter_takes_the_run_as_the_summary_task_gives_it():
     out = site_report({"config": CONFIG, "check_mode": False, "run_mode": None, "unchecked": False, "missing": [],
                        "failure": "", "prereqs": {}, "operands": [], "written": {}, "kubevirt": {},
-                       "results": {"prerequisites_applied": None, "site_cluster": {"requests": {"total": 7,
-                                                                                               "writes": 0}}}})
+                       "results": {"prerequisites_applied": None,
+                                   "site_cluster": {"requests": {"total": 7, "writes": 0}}}})
     assert out[0] == "apply mode (standalone): 0 prerequisite and 0 KubeVirt object(s) changed - why"
     assert "API requests: 7 (0 writes) in 1 cluster call(s)" in out
 

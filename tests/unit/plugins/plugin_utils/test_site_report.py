@@ -70,8 +70,8 @@ def test_a_check_run_waiting_for_its_operators_says_what_is_not_served_yet():
 def test_the_operators_line_says_why_there_is_no_plan():
     manifests = {**APPLY, "operators_source": "manifests"}
     assert "operators: not reached" in report(Run(config=manifests))
-    assert "operators: the run stopped before them" in report(Run(config=manifests,
-                                                                   results={"operators_result": {"failed": True}}))
+    stopped = Run(config=manifests, results={"operators_result": {"failed": True}})
+    assert "operators: the run stopped before them" in report(stopped)
     assert "operators: not run in render mode" in report(Run(config={**manifests, "apply": False}))
     approved = {"plan": ["CDI: v1.65 -> v1.66"], "approved": ["install-abc"]}
     assert "operators: CDI: v1.65 -> v1.66; approved InstallPlan install-abc" in report(
