@@ -94,6 +94,9 @@ def test_standalone_check_diff_predicts_the_run_and_the_rerun_changes_nothing(tm
     again = run_playbook(playbook)
     assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout
     assert server_writes(control_plane, mark) == []
+    # Used alone, the role says what it did as its last task (hyperconverged_summary defaults to true).
+    own_summary = again.stdout.split("TASK [virtinfra.hyperconverged.hyperconverged : Summary]", 1)[1]
+    assert '"mode: standalone (kubernetes)"' in own_summary and '"changed objects: []"' in own_summary
 
 
 def test_hco_mode_writes_only_the_hyperconverged_and_reports_operand_drift(tmp_path, control_plane):
