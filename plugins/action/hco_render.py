@@ -10,9 +10,7 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages, render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs
-
-MANAGED_BY = "app.kubernetes.io/managed-by"
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs, render_result
 
 
 class ActionModule(ControllerAction):
@@ -24,21 +22,7 @@ class ActionModule(ControllerAction):
         except RenderError as exc:
             return {"failed": True, "msg": str(exc), "errors": [e.as_dict() for e in exc.errors],
                     "hco_warnings": exc.warnings}
-        if args.get("managed_by"):   # standalone: HCO does not manage these operands
-            for operand in rendered.operands:
-                labels = operand.setdefault("metadata", {}).setdefault("labels", {})
-                if MANAGED_BY in labels:
-                    labels[MANAGED_BY] = args["managed_by"]
-        result: dict[str, t.Any] = {
-            "operands": rendered.operands,
-            "hyperconverged": rendered.hyperconverged,
-            "hco_warnings": rendered.warnings,
-            "unsafe_modifications": rendered.unsafe_modifications,
-            "tainted": rendered.tainted,
-            "release": rendered.release,
-            "pruned_fields": rendered.pruned,
-            "msg": f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
-        }
+        result = render_result(rendered, args.get("managed_by"))
         # As kubectl prints the server's unknown-field warnings: a typo never passes silently; strict refuses it.
         pruned = pruned_messages(rendered.release, rendered.pruned)
         if pruned and args["strict"]:

@@ -8,8 +8,9 @@ from __future__ import annotations
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render, with_namespaces
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 
 
@@ -29,23 +30,4 @@ class ActionModule(ControllerAction):
             if exc.warnings:
                 failed["warnings"] = list(exc.warnings)
             return failed
-        sections = rendered["sections"]
-        result: dict[str, t.Any] = {
-            "objects": (with_namespaces(rendered["objects"], [args["spec"].get("hco_namespace", "")])
-                        if args["create_namespaces"] and args["state"] == "present" else rendered["objects"]),
-            "delete_first": rendered["delete_first"],
-            "delete": rendered["delete"],
-            "hyperconverged": rendered["hyperconverged"],
-            "swap": {k: v for k, v in (sections.get("swap") or {}).items() if k not in ("objects", "warnings")},
-            "generated_nads": (sections.get("sriov") or {}).get("generated_nads", []),
-            "storage_directories": (sections.get("storage") or {}).get("directories", []),
-            "network_rollout": (sections.get("networking") or {}).get("rollout", []),
-            "address_preview": (sections.get("networking") or {}).get("address_preview", []),
-            "storage_pool_claims": (sections.get("storage") or {}).get("pool_claims", []),
-            "storage_volume_roots": (sections.get("storage") or {}).get("volume_roots", []),
-            "storage_names": (sections.get("storage") or {}).get("names", {}),
-            "msg": f"computed {len(rendered['objects'])} objects",
-        }
-        if rendered["warnings"]:
-            result["warnings"] = list(rendered["warnings"])
-        return result
+        return prereqs_result(rendered, args["spec"], args["state"], args["create_namespaces"])

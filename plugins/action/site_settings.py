@@ -19,7 +19,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render i
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import Host, nodes_of
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import plan_problems
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
 
 PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir")
@@ -81,10 +81,11 @@ class ActionModule(ControllerAction):
         hosts = plain(args["nodes"]) + inventory
         errors += node_problems
         hyperconverged, prereqs_spec = compose(settings, hosts)
+        removal_spec, kept = for_removal(prereqs_spec) if values["state"] == "absent" else (prereqs_spec, [])
         # A setting already refused is planned with its default: what the plan says of it would only repeat it.
         refused = {variable(problem) for problem in errors}
-        errors += [problem for problem in plan_problems(values, hyperconverged, prereqs_spec, hosts, refused)
-                   if variable(problem) not in refused]
+        plan = site_plan(values, hyperconverged, prereqs_spec, removal_spec, hosts, refused)
+        errors += [problem for problem in plan.problems if variable(problem) not in refused]
         sources = site_values.effective_sources(settings)
         if errors:
             return {"failed": True, "errors": errors,
@@ -94,7 +95,6 @@ class ActionModule(ControllerAction):
                   else f"a credential is set: {found}" if found
                   else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with "
                        "K8S_AUTH_API_KEY)")
-        removal_spec, kept = for_removal(prereqs_spec) if values["state"] == "absent" else (prereqs_spec, [])
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
                   "removal_spec": removal_spec,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
@@ -103,6 +103,12 @@ class ActionModule(ControllerAction):
         origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]
         # With -v (AWX: verbosity 1), here rather than in a debug task of its own: a task costs 20 ms in every run.
         display.v("where each setting came from:\n" + "\n".join(f"  {origin}" for origin in origins))
-        return {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
-                "origins": origins,
-                "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
+        # The plan as the later tasks read it (site_prereqs, site_hyperconverged, site_expanded, site_render): made
+        # here, where validating it computed it anyway, rather than again by three tasks of every run.
+        result = {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
+                  "origins": origins, "prereqs": plan.prereqs, "hyperconverged": plan.hyperconverged,
+                  "expanded": plan.expanded, "render": plan.render,
+                  "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
+        if plan.warnings:
+            result["warnings"] = list(plan.warnings)
+        return result

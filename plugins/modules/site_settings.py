@@ -7,7 +7,7 @@ from __future__ import annotations
 
 DOCUMENTATION = r"""
 module: site_settings
-short_description: Validate the site playbook's site_* settings and decide render or apply mode
+short_description: Validate the site playbook's site_* settings, compute its plan and decide render or apply mode
 version_added: 0.1.0
 author:
   - virtinfra.hyperconverged contributors (@virtinfra)
@@ -34,6 +34,11 @@ description:
   - Returns C(config) with every setting (names without the C(site_) prefix), the mode and the composed
     HyperConverged and node-prerequisites spec, and C(nodes) with the nodes. It sets no facts, because from ansible-core
     2.20 on, reading facts as top-level variables is deprecated; register the result instead.
+  - Also returns the plan it checked, as the later steps need it - C(prereqs), C(hyperconverged), C(expanded) and
+    C(render), each what M(virtinfra.hyperconverged.node_prereqs), the P(virtinfra.hyperconverged.hco_preset#filter)
+    filter and M(virtinfra.hyperconverged.hco_render) return for the site's inputs - and warns as they warn (a VM
+    bridge only some nodes carry, an unknown HyperConverged field without C(site_strict)). The site playbook reads
+    them instead of calling those three again in every run.
   - The table of settings, with defaults, is in the collection's site settings guide; the AWX survey in
     C(extensions/awx/site_survey.json) is generated from the same table.
 attributes:
@@ -122,4 +127,28 @@ nodes:
   returned: success
   type: list
   elements: dict
+prereqs:
+  description:
+    - The node prerequisites, as M(virtinfra.hyperconverged.node_prereqs) returns them for the settings' spec (with
+      O(virtinfra.hyperconverged.node_prereqs#module:create_namespaces)), or for a removal (C(site_state=absent)) the
+      spec C(config.removal_spec) with C(state=absent). The site keeps them as C(site_prereqs).
+  returned: success
+  type: dict
+hyperconverged:
+  description: The settings' HyperConverged with the prerequisites' patch merged into it (overcommit, migration
+    network); the site keeps it as C(site_hyperconverged).
+  returned: success
+  type: dict
+expanded:
+  description: The P(virtinfra.hyperconverged.hco_preset#filter) filter's result for that HyperConverged and
+    C(site_preset) (without a preset, the HyperConverged as C(hyperconverged) with no C(objects) and an empty
+    C(report) and C(vm_defaults)); the site keeps it as C(site_expanded).
+  returned: success
+  type: dict
+render:
+  description: What M(virtinfra.hyperconverged.hco_render) returns for the expansion's HyperConverged, the nodes,
+    C(site_release) and C(site_strict), with C(managed_by=virtinfra.hyperconverged) unless C(site_mode) is C(hco);
+    the site keeps it as C(site_render).
+  returned: success
+  type: dict
 """

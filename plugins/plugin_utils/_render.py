@@ -1,12 +1,14 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Shared by the hco_render action and the hco_operands filter: argument spec and plain-data conversion. PRIVATE."""
+"""Shared by the hco_render action, the hco_operands filter and the site's plan: argument spec, plain-data
+conversion and hco_render's result. PRIVATE."""
 
 from __future__ import annotations
 
 import typing as t
 
+MANAGED_BY = "app.kubernetes.io/managed-by"
 RELEASE_CHOICES_NOTE = "1.20 (HCO 1.20.0, default) or 1.14 (HCO v1.14.0)"
 
 ARGUMENT_SPEC: dict[str, t.Any] = {
@@ -76,4 +78,25 @@ def render_kwargs(args: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
         "environment": plain(environment),
         "status": plain(args.get("status") or {}),
         "common_golden_images": plain(args.get("common_golden_images")),
+    }
+
+
+def render_result(rendered: t.Any, managed_by: str | None) -> dict[str, t.Any]:
+    """hco_render's result for one render of the engine (``_hco.render.Rendered``), as the site's plan keeps it too.
+    With ``managed_by`` (standalone mode, where HCO does not manage the operands) the operands HCO would label as its
+    own carry that manager instead; the operands are relabelled in place."""
+    if managed_by:
+        for operand in rendered.operands:
+            labels = operand.setdefault("metadata", {}).setdefault("labels", {})
+            if MANAGED_BY in labels:
+                labels[MANAGED_BY] = managed_by
+    return {
+        "operands": rendered.operands,
+        "hyperconverged": rendered.hyperconverged,
+        "hco_warnings": rendered.warnings,
+        "unsafe_modifications": rendered.unsafe_modifications,
+        "tainted": rendered.tainted,
+        "release": rendered.release,
+        "pruned_fields": rendered.pruned,
+        "msg": f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
     }

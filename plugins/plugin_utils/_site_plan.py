@@ -1,14 +1,16 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The site's one validation pass over the composed plan: the node prerequisites and the HyperConverged are computed
-as the later tasks compute them, and every problem they find is named by the user's variable (_site_paths), so a
-bad inventory is told everything in one run, before any host or the cluster is contacted. PRIVATE; no Ansible
-imports.
+"""The site's plan, computed once: the node prerequisites, the HyperConverged they complete, the preset's expansion
+and the operands, each as the node_prereqs module, the hco_preset filter and the hco_render module would return it
+for the site's inputs. Every problem on the way is named by the user's variable (_site_paths), so a bad inventory
+is told everything in one run, before any host or the cluster is contacted. PRIVATE; no Ansible imports.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
@@ -16,34 +18,100 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.rend
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.presets import expand
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import merge
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of
 
 # Every part of the plan depends on these: with one of them refused, planning would only repeat the refusal.
 EVERYWHERE = frozenset({"site_platform", "site_platform_version", "site_hco_namespace", "site_release"})
+# Who manages the operands the site writes itself (standalone mode, and auto until the cluster says HCO runs).
+MANAGER = "virtinfra.hyperconverged"
 
 
-def plan_problems(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], prereqs_spec: dict[str, t.Any],
-                  nodes: t.Sequence[t.Mapping[str, t.Any]], refused: t.Collection[str] = ()) -> list[str]:
-    """Every problem of the prerequisites and of the HyperConverged they complete, in the user's words. A section
-    fed by a setting in ``refused`` (planned with its default instead) is left out: its problems would be knock-on
-    effects of that refusal."""
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What the site's later stages read - ``prereqs`` (site_prereqs, node_prereqs' result for the site's state),
+    ``hyperconverged`` (site_hyperconverged: the settings' HyperConverged with the prerequisites' patch),
+    ``expanded`` (site_expanded, the hco_preset filter's result) and ``render`` (site_render, hco_render's result for
+    the expansion, the site's nodes and its mode) - or, where it cannot be made, the problems in the user's words."""
+
+    problems: tuple[str, ...] = ()
+    prereqs: dict[str, t.Any] | None = None
+    hyperconverged: dict[str, t.Any] | None = None
+    expanded: dict[str, t.Any] | None = None
+    render: dict[str, t.Any] | None = None
+    warnings: tuple[str, ...] = ()   # the prerequisites' and the render's, as those modules would warn
+
+
+def site_plan(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], prereqs_spec: dict[str, t.Any],
+              removal_spec: dict[str, t.Any], nodes: t.Sequence[t.Mapping[str, t.Any]],
+              refused: t.Collection[str] = ()) -> Plan:
+    """The plan for the effective settings ``values``. A section fed by a setting in ``refused`` (planned with its
+    default instead) is left out of the problems: they would be knock-on effects of that refusal."""
     if EVERYWHERE & set(refused):
-        return []
+        return Plan()
     found: list[tuple[str, str]] = []
-    patch: dict[str, t.Any] = {}
+    warnings: list[str] = []
+    prereqs = _prereqs(prereqs_spec, removal_spec, values["state"], found, warnings)
+    merged = expanded = render = None
+    if prereqs is not None:
+        merged = merge(hyperconverged, prereqs["hyperconverged"])
+        expanded = _expanded(values, merged, found)
+    if expanded is not None:
+        render = _render(values, expanded["hyperconverged"], nodes, found, warnings)
+    skipped = sections_of(refused)
+    problems = in_user_words([(path, message) for path, message in found if section(path) not in skipped], nodes)
+    if problems or render is None:
+        return Plan(problems=tuple(problems))
+    return Plan(prereqs=prereqs, hyperconverged=merged, expanded=expanded, render=render, warnings=tuple(warnings))
+
+
+def _prereqs(spec: dict[str, t.Any], removal_spec: dict[str, t.Any], state: str, found: list[tuple[str, str]],
+             warnings: list[str]) -> dict[str, t.Any] | None:
+    """The prerequisites as node_prereqs (create_namespaces) computes them for the site's state. The spec is
+    checked as a configuration in either state: a removal plans what a configuration would have made."""
     try:
-        patch = render_prereqs(prereqs_spec)["hyperconverged"]
+        rendered = render_prereqs(copy.deepcopy(spec))
+        if state == "absent":
+            spec, rendered = removal_spec, render_prereqs(copy.deepcopy(removal_spec), "absent")
     except PrerequisiteError as exc:
         found += [(e.path, e.message) for e in exc.errors]
-    cluster = {"platform": values["platform"], "namespace": values["hco_namespace"], "nodes": list(nodes)}
+        return None
+    warnings += rendered["warnings"]
+    return prereqs_result(rendered, spec, state, create_namespaces=True)
+
+
+def _expanded(values: t.Mapping[str, t.Any], merged: dict[str, t.Any],
+              found: list[tuple[str, str]]) -> dict[str, t.Any] | None:
+    """As the hco_preset filter expands site_preset (the preset adds only what HCO's operands lack, so it reads them
+    rendered for the cluster without its nodes); without a preset, the HyperConverged as it is."""
+    if not values["preset"]:
+        return {"hyperconverged": merged, "objects": [], "report": {}, "vm_defaults": {}}
+    cluster = {"platform": values["platform"], "namespace": values["hco_namespace"]}
     try:
-        rendered = render_operands(merge(hyperconverged, patch), release=values["release"], cluster=cluster)
+        base = render_operands(hyperconverged=copy.deepcopy(merged), release=values["release"], cluster=cluster)
+        return expand(values["preset"], copy.deepcopy(merged), rendered={o["kind"]: o for o in base.operands})
     except RenderError as exc:
         found += [(e.path, e.message) for e in exc.errors]
-    else:
-        if values["strict"]:   # as hco_render refuses them with strict (site_strict)
-            found += [(field, message.split(": ", 1)[1])
-                      for field, message in zip(rendered.pruned, pruned_messages(rendered.release, rendered.pruned))]
-    skipped = sections_of(refused)
-    return in_user_words([(path, message) for path, message in found if section(path) not in skipped], nodes)
+        return None
+
+
+def _render(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], nodes: t.Sequence[t.Mapping[str, t.Any]],
+            found: list[tuple[str, str]], warnings: list[str]) -> dict[str, t.Any] | None:
+    """As hco_render renders the expansion with site_strict: an unknown field is a problem with strict, a warning
+    without, as kubectl prints the server's."""
+    cluster = {"platform": values["platform"], "namespace": values["hco_namespace"], "nodes": copy.deepcopy(list(nodes)),
+               "base_domain": ""}
+    try:
+        rendered = render_operands(hyperconverged=copy.deepcopy(hyperconverged), release=values["release"],
+                                   cluster=cluster)
+    except RenderError as exc:
+        found += [(e.path, e.message) for e in exc.errors]
+        return None
+    pruned = pruned_messages(rendered.release, rendered.pruned)
+    if values["strict"]:
+        found += [(field, message.split(": ", 1)[1]) for field, message in zip(rendered.pruned, pruned)]
+    warnings += list(rendered.warnings) + pruned
+    return render_result(rendered, MANAGER if values["mode"] != "hco" else None)

@@ -3,9 +3,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import pytest
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+from ansible_collections.virtinfra.hyperconverged.plugins.action import node_prereqs
+from ansible_collections.virtinfra.hyperconverged.plugins.filter.hco_preset import hco_preset
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import plan_problems
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, MANAGED_BY, render_kwargs, render_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal, merge
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 
 WORKER = {"node-role.kubernetes.io/worker": ""}
 NODES = [{"name": "worker1", "labels": WORKER, "memory": "64Gi", "taints": []}]
@@ -15,7 +24,7 @@ def problems_of(**provided):
     settings = site_values.normalize({"site_platform_version": "1.33", **provided})
     assert settings.errors == ()
     hyperconverged, spec = compose(settings, NODES)
-    return plan_problems(site_values.effective(settings), hyperconverged, spec, NODES)
+    return list(site_plan(site_values.effective(settings), hyperconverged, spec, spec, NODES).problems)
 
 
 def test_a_good_plan_has_no_problem():
@@ -46,6 +55,74 @@ def test_a_section_fed_by_a_refused_setting_is_left_out():
     hyperconverged, spec = compose(settings, NODES)
     values = site_values.effective(settings)
     # site_vm_vlans refused (planned empty): VLAN 100 is then not trunked, which is not news to the user.
-    assert plan_problems(values, hyperconverged, spec, NODES)[0].startswith("site_vm_networks[0].vlan: VLAN 100")
-    assert plan_problems(values, hyperconverged, spec, NODES, refused={"site_vm_vlans"}) == []
-    assert plan_problems(values, hyperconverged, spec, NODES, refused={"site_platform_version"}) == []
+    assert site_plan(values, hyperconverged, spec, spec, NODES).problems[0].startswith("site_vm_networks[0].vlan: VLAN")
+    assert site_plan(values, hyperconverged, spec, spec, NODES, refused={"site_vm_vlans"}).problems == ()
+    assert site_plan(values, hyperconverged, spec, spec, NODES, refused={"site_platform_version"}).problems == ()
+
+
+# The plan against the modules and the filter the site called before it made the plan itself: for the same inputs,
+# the same results (the site's integration test also reruns the role computing its own render, changing nothing).
+
+def module_args(argument_spec: dict, /, **given) -> dict:
+    """A module's arguments as Ansible validates them against its argument spec (defaults filled in)."""
+    result = ArgumentSpecValidator(argument_spec).validate(given)
+    assert not result.error_messages, result.error_messages
+    return result.validated_parameters
+
+
+def plan_of(nodes=tuple(NODES), **provided):
+    settings = site_values.normalize({"site_platform_version": "1.33", **provided})
+    assert settings.errors == ()
+    hyperconverged, spec = compose(settings, list(nodes))
+    values = site_values.effective(settings)
+    removal, _ = for_removal(spec) if values["state"] == "absent" else (spec, [])
+    return values, hyperconverged, spec, removal, site_plan(values, hyperconverged, spec, removal, list(nodes))
+
+
+@pytest.mark.parametrize("mode", ["auto", "standalone", "hco"])
+def test_the_plan_is_what_node_prereqs_the_preset_filter_and_hco_render_return(mode):
+    values, hyperconverged, spec, _, plan = plan_of(site_vm_bridge_nic="eno2", site_vm_vlans="100", site_mode=mode,
+                                                    site_preset="kkp", site_overcommit_percent=150,
+                                                    site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    assert plan.problems == ()
+    prereq_args = module_args(node_prereqs.ActionModule.ARGUMENT_SPEC, spec=spec, state="present",
+                              create_namespaces=True)
+    assert plan.prereqs == prereqs_result(render_prereqs(spec), spec, "present", prereq_args["create_namespaces"])
+    assert plan.hyperconverged == merge(hyperconverged, plan.prereqs["hyperconverged"])
+    assert plan.hyperconverged["spec"]["higherWorkloadDensity"] == {"memoryOvercommitPercentage": 150}
+    expanded = hco_preset(plan.hyperconverged, "kkp", release=values["release"],
+                          cluster={"platform": values["platform"], "namespace": values["hco_namespace"]})
+    assert plan.expanded == expanded and expanded["objects"]
+    args = module_args(ARGUMENT_SPEC, hyperconverged=expanded["hyperconverged"], release=values["release"],
+                       strict=values["strict"], cluster={"platform": values["platform"],
+                                                         "namespace": values["hco_namespace"], "nodes": NODES},
+                       **({"managed_by": "virtinfra.hyperconverged"} if mode != "hco" else {}))
+    assert plan.render == render_result(render_operands(**render_kwargs(args)), args["managed_by"])
+    managers = {o["metadata"].get("labels", {}).get(MANAGED_BY) for o in plan.render["operands"]}
+    assert ("virtinfra.hyperconverged" in managers) == (mode != "hco")
+
+
+def test_a_removal_plans_what_it_deletes_from_the_removal_spec():
+    _, _, spec, removal, plan = plan_of(site_state="absent", site_vm_bridge_nic="eno2", site_vm_vlans="100",
+                                        site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    assert removal != spec   # the VM bridge is kept (nmstate never reverts a deleted policy)
+    assert plan.prereqs == prereqs_result(render_prereqs(removal, "absent"), removal, "absent", True)
+    assert plan.prereqs["objects"] == []
+
+
+def test_an_unknown_field_is_a_problem_with_site_strict_and_a_warning_without():
+    typo = {"featureGates": {"downwardMetrics": True}, "defaultCPUModle": "host-model"}
+    strict = plan_of(site_hyperconverged_spec=typo)[-1]
+    assert strict.render is None and strict.problems
+    assert all(problem.startswith("site_hyperconverged_spec.defaultCPUModle") for problem in strict.problems)
+    relaxed = plan_of(site_hyperconverged_spec=typo, site_strict=False)[-1]
+    assert relaxed.problems == () and relaxed.render["pruned_fields"] == ["spec.defaultCPUModle"]
+    assert any("defaultCPUModle" in warning for warning in relaxed.warnings)
+
+
+def test_the_prerequisites_warnings_come_with_the_plan():
+    # The VM bridge goes where VMs run (site_workload_node_selector): not on an infra node.
+    nodes = [*NODES, {"name": "infra1", "labels": {"node-role.kubernetes.io/infra": ""}, "memory": "32Gi", "taints": []}]
+    plan = plan_of(nodes, site_vm_bridge_nic="eno2", site_vm_vlans="100",
+                   site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])[-1]
+    assert plan.problems == () and plan.warnings == tuple(plan.prereqs["warnings"]) != ()
