@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
@@ -75,15 +77,16 @@ def plan_of(nodes=tuple(NODES), **provided):
     assert settings.errors == ()
     hyperconverged, spec = compose(settings, list(nodes))
     values = site_values.effective(settings)
-    removal, _ = for_removal(spec) if values["state"] == "absent" else (spec, [])
-    return values, hyperconverged, spec, removal, site_plan(values, hyperconverged, spec, removal, list(nodes))
+    removal = for_removal(spec)[0] if values["state"] == "absent" else spec
+    return SimpleNamespace(values=values, hyperconverged=hyperconverged, spec=spec, removal=removal,
+                           plan=site_plan(values, hyperconverged, spec, removal, list(nodes)))
 
 
 @pytest.mark.parametrize("mode", ["auto", "standalone", "hco"])
 def test_the_plan_is_what_node_prereqs_the_preset_filter_and_hco_render_return(mode):
-    values, hyperconverged, spec, _, plan = plan_of(site_vm_bridge_nic="eno2", site_vm_vlans="100", site_mode=mode,
-                                                    site_preset="kkp", site_overcommit_percent=150,
-                                                    site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    planned = plan_of(site_vm_bridge_nic="eno2", site_vm_vlans="100", site_mode=mode, site_preset="kkp",
+                      site_overcommit_percent=150, site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    values, hyperconverged, spec, plan = planned.values, planned.hyperconverged, planned.spec, planned.plan
     assert plan.problems == ()
     prereq_args = module_args(node_prereqs.ActionModule.ARGUMENT_SPEC, spec=spec, state="present",
                               create_namespaces=True)
@@ -103,8 +106,9 @@ def test_the_plan_is_what_node_prereqs_the_preset_filter_and_hco_render_return(m
 
 
 def test_a_removal_plans_what_it_deletes_from_the_removal_spec():
-    _, _, spec, removal, plan = plan_of(site_state="absent", site_vm_bridge_nic="eno2", site_vm_vlans="100",
-                                        site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    planned = plan_of(site_state="absent", site_vm_bridge_nic="eno2", site_vm_vlans="100",
+                      site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])
+    spec, removal, plan = planned.spec, planned.removal, planned.plan
     assert removal != spec   # the VM bridge is kept (nmstate never reverts a deleted policy)
     assert plan.prereqs == prereqs_result(render_prereqs(removal, "absent"), removal, "absent", True)
     assert plan.prereqs["objects"] == []
@@ -112,10 +116,10 @@ def test_a_removal_plans_what_it_deletes_from_the_removal_spec():
 
 def test_an_unknown_field_is_a_problem_with_site_strict_and_a_warning_without():
     typo = {"featureGates": {"downwardMetrics": True}, "defaultCPUModle": "host-model"}
-    strict = plan_of(site_hyperconverged_spec=typo)[-1]
+    strict = plan_of(site_hyperconverged_spec=typo).plan
     assert strict.render is None and strict.problems
     assert all(problem.startswith("site_hyperconverged_spec.defaultCPUModle") for problem in strict.problems)
-    relaxed = plan_of(site_hyperconverged_spec=typo, site_strict=False)[-1]
+    relaxed = plan_of(site_hyperconverged_spec=typo, site_strict=False).plan
     assert relaxed.problems == () and relaxed.render["pruned_fields"] == ["spec.defaultCPUModle"]
     assert any("defaultCPUModle" in warning for warning in relaxed.warnings)
 
@@ -124,5 +128,5 @@ def test_the_prerequisites_warnings_come_with_the_plan():
     # The VM bridge goes where VMs run (site_workload_node_selector): not on an infra node.
     nodes = [*NODES, {"name": "infra1", "labels": {"node-role.kubernetes.io/infra": ""}, "memory": "32Gi", "taints": []}]
     plan = plan_of(nodes, site_vm_bridge_nic="eno2", site_vm_vlans="100",
-                   site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}])[-1]
+                   site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}]).plan
     assert plan.problems == () and plan.warnings == tuple(plan.prereqs["warnings"]) != ()
