@@ -25,7 +25,8 @@ options:
     type: dict
     required: true
   preset:
-    description: Preset name.
+    description: Preset name; empty for none, which returns the HyperConverged as it is, with no C(objects) and an
+      empty C(report) and C(vm_defaults).
     type: str
     required: true
   release:
@@ -72,18 +73,14 @@ def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluste
                monitor_account: str | None = None) -> dict[str, t.Any]:
     # The engine and the presets are imported when called: to find one filter, Ansible loads every filter file of
     # the collection in each task's worker process (hco_operands.py says the same).
-    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import (  # pylint: disable=import-outside-toplevel
-        render,
-    )
-    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.presets import (  # pylint: disable=import-outside-toplevel
-        expand,
+    from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._preset_expansion import (  # pylint: disable=import-outside-toplevel
+        expand_preset,
     )
 
-    source = plain(hyperconverged)
     try:
-        operands = render(hyperconverged=source, release=release, cluster=plain(cluster or {})).operands
-        return expand(preset, source, rendered={o["kind"]: o for o in operands}, local_storage=local_storage,
-                      monitor_namespace=monitor_namespace, monitor_account=monitor_account)
+        return expand_preset(plain(hyperconverged), preset, release=release, cluster=plain(cluster or {}),
+                             local_storage=local_storage, monitor_namespace=monitor_namespace,
+                             monitor_account=monitor_account)
     except RenderError as exc:
         details = "; ".join(str(e) for e in exc.errors)
         raise AnsibleFilterError(f"preset {preset} refused: {details}") from exc

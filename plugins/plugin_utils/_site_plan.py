@@ -18,8 +18,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.rend
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.presets import expand
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._preset_expansion import expand_preset
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import merge
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of
@@ -85,14 +85,10 @@ def _prereqs(spec: dict[str, t.Any], removal_spec: dict[str, t.Any], state: str,
 
 def _expanded(values: t.Mapping[str, t.Any], merged: dict[str, t.Any],
               found: list[tuple[str, str]]) -> dict[str, t.Any] | None:
-    """As the hco_preset filter expands site_preset (the preset adds only what HCO's operands lack, so it reads them
-    rendered for the cluster without its nodes); without a preset, the HyperConverged as it is."""
-    if not values["preset"]:
-        return {"hyperconverged": merged, "objects": [], "report": {}, "vm_defaults": {}}
-    cluster = {"platform": values["platform"], "namespace": values["hco_namespace"]}
+    """As the hco_preset filter expands site_preset (for the cluster without its nodes, as the site called it)."""
     try:
-        base = render_operands(hyperconverged=copy.deepcopy(merged), release=values["release"], cluster=cluster)
-        return expand(values["preset"], copy.deepcopy(merged), rendered={o["kind"]: o for o in base.operands})
+        return expand_preset(merged, values["preset"], release=values["release"],
+                             cluster={"platform": values["platform"], "namespace": values["hco_namespace"]})
     except RenderError as exc:
         found += [(e.path, e.message) for e in exc.errors]
         return None
