@@ -31,6 +31,27 @@ def variable(problem: str) -> str:
     return re.split(r"[.\[:]", problem.removeprefix("hostvars["), maxsplit=1)[0]
 
 
+def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> tuple[bool, str, str, list[str]]:
+    """Apply or render (site_action, and a credential at hand for auto), the credential found, why that mode, and
+    what is wrong with it."""
+    found = credential(values["kubeconfig"], environ)
+    action = values["action"]
+    apply = action == "apply" or (action == "auto" and bool(found))
+    problems = []
+    if action == "apply" and not found:
+        problems.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, or "
+                        "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these)")
+    if values["state"] == "absent" and not apply:
+        problems.append("site_state: absent removes what the site created on a cluster, so it needs apply mode: a "
+                        "credential (site_kubeconfig, K8S_AUTH_KUBECONFIG, or K8S_AUTH_HOST with K8S_AUTH_API_KEY) "
+                        f"and site_action auto or apply (it is {action})")
+    reason = ("site_action is render" if action == "render"
+              else f"site_action is apply, credential from {found}" if action == "apply"
+              else f"a credential is set: {found}" if found
+              else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with K8S_AUTH_API_KEY)")
+    return apply, found, reason, problems
+
+
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
         "nodes": {"type": "list", "elements": "dict", "default": []},
@@ -65,19 +86,11 @@ class ActionModule(ControllerAction):
             context_name = "context" if name == "kubeconfig" else "admin_context"
             errors += kubeconfig_problems(f"site_{name}", values[name], values[context_name],
                                           f"site_{context_name}", cwd)
-        found = credential(values["kubeconfig"], os.environ)
-        action = values["action"]
-        apply = action == "apply" or (action == "auto" and bool(found))
-        if action == "apply" and not found:
-            errors.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, or "
-                          "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these)")
+        apply, found, reason, mode_problems = choose_mode(values, os.environ)
+        errors += mode_problems
         inventory, node_problems = nodes_of(
             self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
             overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"])
-        if values["state"] == "absent" and not apply:
-            errors.append("site_state: absent removes what the site created on a cluster, so it needs apply mode: a "
-                          "credential (site_kubeconfig, K8S_AUTH_KUBECONFIG, or K8S_AUTH_HOST with K8S_AUTH_API_KEY) "
-                          f"and site_action auto or apply (it is {action})")
         hosts = plain(args["nodes"]) + inventory
         errors += node_problems
         hyperconverged, prereqs_spec = compose(settings, hosts)
@@ -90,11 +103,6 @@ class ActionModule(ControllerAction):
         if errors:
             return {"failed": True, "errors": errors,
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
-        reason = ("site_action is render" if action == "render"
-                  else f"site_action is apply, credential from {found}" if action == "apply"
-                  else f"a credential is set: {found}" if found
-                  else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with "
-                       "K8S_AUTH_API_KEY)")
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
                   "removal_spec": removal_spec,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
