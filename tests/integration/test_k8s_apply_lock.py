@@ -6,12 +6,15 @@
 from __future__ import annotations
 
 import json
+import time
 import typing as t
 
 import pytest
 from test_k8s_apply import apply, server_writes
 from test_k8s_apply_safety import _in_background, _live_names, _until_allowed, _wait_for_some_written, config_map
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, Options
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.lock import LockFailed, lease_name
 
 
@@ -38,10 +41,27 @@ def lease_exists(plane, namespace: str, apply_set: str) -> bool:
     return plane.kubectl_run("get", "lease", lease_name(apply_set), "-n", namespace, check=False).returncode == 0
 
 
+def apply_over_a_slow_link(plane, objects, write_delay: float, **options) -> dict[str, t.Any]:
+    """As ``apply``, with every write ``write_delay`` seconds slower, as over a slow link (the test's own delay, in the
+    client's transport; the server and the code under test are real)."""
+    connection = Connection(kubeconfig=str(plane.kubeconfig), context="admin", retries=3, backoff=0.05)
+    send = connection.transport.send
+
+    def slowly(method: str, target: str, *args: t.Any, **kwargs: t.Any) -> t.Any:
+        if method != "GET" and "dryRun" not in target:
+            time.sleep(write_delay)
+        return send(method, target, *args, **kwargs)
+
+    connection.transport.send = slowly  # type: ignore[method-assign]
+    return Applier(connection, Options(**options)).run(objects)
+
+
 def test_a_second_run_waits_and_never_prunes_while_the_first_writes(control_plane, namespace):
-    # Run A creates cm-000..cm-299 one at a time; run B (cm-050..cm-199, prune) starts while A is writing.
-    first, first_outcome = _in_background(lambda: apply(
-        control_plane, config_maps(namespace, range(300)), apply_set="shared", namespace=namespace, prune=True,
+    # Run A creates cm-000..cm-299 one at a time, each write 20 ms slower than the server answers, so A holds its lock
+    # for 6 s or more; run B (cm-050..cm-199, prune) starts while A is writing and plans in far less (a second or so).
+    # Without the delay, A's writes could all end while B still planned, and B would find no lock to wait for.
+    first, first_outcome = _in_background(lambda: apply_over_a_slow_link(
+        control_plane, config_maps(namespace, range(300)), 0.02, apply_set="shared", namespace=namespace, prune=True,
         workers=1))
     _wait_for_some_written(control_plane, namespace, at_least=5)
     second = apply(control_plane, config_maps(namespace, range(50, 200)), apply_set="shared", namespace=namespace,
