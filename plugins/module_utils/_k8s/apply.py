@@ -23,12 +23,13 @@ from .applyset import ApplySet, Record, name_problem
 from .client import Connection, KubeError
 from .context import Context
 from .discovery import Discovery
+from .gc_pause import collection_paused
 from .lock import ApplySetLock
 from .model import FIELD_MANAGER, WRITES, Desired, Options, Problem, PruneCandidate, Step, Target, ordered, summary
 from .parent import parent_item, record_of, shrink
 from .parse import parse
 from .plan import Planner
-from .read import read_live
+from .read import Listing, read_live
 from .report import noteworthy, report, sized
 from .resolve import MANAGED_BY_LABEL, label, resolve
 from .secrets import Masker, secret_values
@@ -84,6 +85,11 @@ class Applier:
         """``origins`` names where each object came from (``None``: ``objects[i]``); ``input_errors`` are problems
         the caller found in the input (an unreadable manifest file). Every local problem stops the call before its
         first request."""
+        with collection_paused():   # gc_pause.py: why
+            return self._run(objects, origins, input_errors)
+
+    def _run(self, objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None,
+             input_errors: t.Sequence[Problem | dict[str, t.Any]]) -> dict[str, t.Any]:
         ctx = self.ctx
         ctx.masker = Masker(secret_values(objects))
         options = ctx.options
@@ -139,9 +145,11 @@ class Applier:
         targets, problems = self._targets(objects, origins)
         if options.state == "absent":
             return self._guarded(lambda: delete.run(ctx, targets, applyset))
+        listing = None
         if options.state == "present":
+            listing = Listing(ctx, targets, applyset)   # sent now: the server lists while the objects are labelled
             targets = [label(target, applyset) for target in targets]
-        targets = read_live(ctx, targets, applyset)
+        targets = read_live(ctx, targets, applyset, listing)
         if options.state == "observed":
             return observe.run(ctx, targets)
         plan = self._decide(targets, applyset, problems)

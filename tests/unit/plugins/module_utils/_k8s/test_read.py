@@ -5,10 +5,14 @@
 
 from __future__ import annotations
 
+import threading
+
+import pytest
 from k8s_fakes import NAMESPACES, SET, FakeAPI, context, item, member, path
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Target
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import read_live
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import Listing, read_live
 
 
 def test_listed_members_are_live_and_the_rest_is_left_to_the_dry_run():
@@ -31,3 +35,31 @@ def test_observed_reads_each_object():
     api = FakeAPI({path("a"): {"metadata": {"name": "a"}}})
     items = read_live(context(api, state="observed"), [item("a", 0), item("b", 1)], None)
     assert items[0].live == {"metadata": {"name": "a"}} and items[1].live is None
+
+
+def test_a_listing_sent_early_is_what_read_live_uses_and_is_sent_before_read_live_runs():
+    api = FakeAPI({path("a"): member("a")})
+    listed = threading.Event()
+    exchange = api.exchange
+
+    def noted(*args, **kwargs):
+        answer = exchange(*args, **kwargs)
+        listed.set()
+        return answer
+
+    api.exchange = noted
+    ctx, items = context(api), [item("a", 0), item("b", 1)]
+    listing = Listing(ctx, items, SET)
+    assert listed.wait(5)                  # sent from its own thread, before anyone asks for it
+    found = read_live(ctx, [i.but(index=i.index) for i in items], SET, listing)
+    assert found[0].live is not None and found[0].live["metadata"]["name"] == "a" and found[1].live_unknown
+    assert api.sent("GET") == ["/api/v1/namespaces/ns/configmaps"]   # read_live sent no list of its own
+
+
+def test_a_listing_that_failed_fails_read_live_with_the_servers_error():
+    api = FakeAPI()
+    api.refuse[("GET", "/api/v1/namespaces/ns/configmaps")] = KubeError("forbidden", 403, {"code": 403})
+    ctx, items = context(api), [item("a", 0)]
+    listing = Listing(ctx, items, SET)
+    with pytest.raises(KubeError, match="forbidden"):
+        read_live(ctx, items, SET, listing)

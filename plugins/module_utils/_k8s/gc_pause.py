@@ -1,0 +1,44 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Python's cyclic garbage collector is paused while an apply runs. PRIVATE.
+
+An apply over thousands of objects allocates a few hundred thousand containers that live until it ends (the decoded
+LIST, the records of each stage). Each time the count of long-lived objects grows by a quarter the collector walks
+all of them, and finds nothing: the apply's data holds no reference cycles. Over a no-op of 10,000 ConfigMaps that
+walking was a quarter of the call's CPU (0.73 s against 0.55 s; bench/apply_latency.py shows the wall time). Memory
+is unchanged: objects without cycles are freed by their reference counts, collector or not (the peak RSS of 5,000
+ConfigMaps applied from empty was 119 MB with it and 120 MB without, and a collection after both runs found no
+garbage). Reference counting frees the data as before; only the search for cycles waits until the call ends.
+
+Calls that overlap in one process (threads) share one pause: the first disables the collector, the last restores
+it as the first found it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import threading
+import typing as t
+
+_lock = threading.Lock()
+_active = 0
+_was_enabled = False
+
+
+@contextlib.contextmanager
+def collection_paused() -> t.Iterator[None]:
+    global _active, _was_enabled  # pylint: disable=global-statement  # one pause per process, shared by its calls
+    with _lock:
+        if _active == 0:
+            _was_enabled = gc.isenabled()
+            gc.disable()
+        _active += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _active -= 1
+            if _active == 0 and _was_enabled:
+                gc.enable()
