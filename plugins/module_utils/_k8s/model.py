@@ -148,6 +148,7 @@ _R = t.TypeVar("_R", bound="Desired")
 _FIELD_NAMES: dict[type, frozenset[str]] = {}
 _SHARED_FIELDS: dict[tuple[type, type], tuple[str, ...]] = {}
 _DEFAULTS: dict[type, dict[str, t.Any]] = {}
+_REQUIRED: dict[tuple[type, type], frozenset[str]] = {}
 
 
 def _field_names(record: type) -> frozenset[str]:
@@ -164,6 +165,15 @@ def _defaults(record: type) -> dict[str, t.Any]:
     if found is None:
         found = _DEFAULTS[record] = {f.name: f.default for f in dataclasses.fields(record)
                                      if f.default is not dataclasses.MISSING}
+    return found
+
+
+def _required_after(made: type, earlier: type) -> frozenset[str]:
+    """The fields of ``made`` that have no default and that ``earlier`` lacks: what of() must be given."""
+    found = _REQUIRED.get((made, earlier))
+    if found is None:
+        found = _REQUIRED[(made, earlier)] = frozenset(
+            _field_names(made) - _field_names(earlier) - _defaults(made).keys())
     return found
 
 
@@ -195,6 +205,21 @@ class Desired:
         """This record made from another stage's (what both hold), with what this stage learned. Filled in as but()
         fills a copy: the frozen dataclass __init__ sets each of a Step's 19 fields through object.__setattr__,
         a tenth of the applier's CPU from empty."""
+        if isinstance(earlier, cls) or not issubclass(cls, type(earlier)):
+            return cls._of_other(earlier, learned)
+        # The pipeline's case: a later stage's record from an earlier one, whose fields are all its own.
+        names = _field_names(cls)
+        if not learned.keys() <= names or not _required_after(cls, type(earlier)) <= learned.keys():
+            return cls._of_other(earlier, learned)   # an unknown or a missing field: the dataclass's TypeError
+        made = object.__new__(cls)
+        fields = made.__dict__
+        fields.update(_defaults(cls))
+        fields.update(earlier.__dict__)
+        fields.update(learned)
+        return made
+
+    @classmethod
+    def _of_other(cls: type[_R], earlier: Desired, learned: dict[str, t.Any]) -> _R:
         values = {**_defaults(cls), **{name: earlier.__dict__[name] for name in _shared_fields(cls, type(earlier))},
                   **learned}
         if values.keys() != _field_names(cls):
@@ -206,12 +231,13 @@ class Desired:
     def but(self: _R, **changes: t.Any) -> _R:
         """A copy with ``changes``, as dataclasses.replace makes it (these records have no __post_init__) without
         its per-call look at the fields: three copies of each object cost a tenth of a no-op over thousands."""
-        unknown = changes.keys() - _field_names(type(self))
-        if unknown:
+        if not changes.keys() <= _field_names(type(self)):
+            unknown = changes.keys() - _field_names(type(self))
             raise TypeError(f"{type(self).__name__} has no field {', '.join(sorted(unknown))}")
         made = object.__new__(type(self))
-        made.__dict__.update(self.__dict__)
-        made.__dict__.update(changes)
+        fields = made.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
         return made
 
     @property
