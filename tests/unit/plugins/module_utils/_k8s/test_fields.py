@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import datetime
+import hashlib
 import typing as t
 
 import pytest
@@ -99,6 +101,15 @@ def test_ownership_and_owns():
 def test_fingerprint_stability():
     assert fields.fingerprint({"a": 1, "b": 2}) == fields.fingerprint({"b": 2, "a": 1})
     assert fields.fingerprint({"a": 1}) != fields.fingerprint({"a": 2})
+
+
+def test_the_fingerprint_of_an_object_never_changes_between_releases():
+    # Objects already applied carry it: another text or hash would make every object look changed by its input.
+    obj = {"metadata": {"name": "café", "labels": {"z": "1", "a": "2"}}, "data": {"when": datetime.date(2026, 1, 2),
+                                                                                  "n": 1.5, "on": True}}
+    canonical = ('{"data":{"n":1.5,"on":true,"when":"2026-01-02"},"metadata":{"labels":{"a":"2","z":"1"},'
+                 '"name":"caf\\u00e9"}}')
+    assert fields.fingerprint(obj) == hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
 def _deployment(image: str, hostnames: list[str], tolerations: list[dict], env_value: str) -> dict:
