@@ -104,12 +104,17 @@ def _equal(left: t.Any, right: t.Any) -> bool:
 def contained(desired: t.Any, live: t.Any) -> bool:
     """Whether every value in ``desired`` is present and equal in ``live`` (live may hold more keys)."""
     # Loops, not all() over generators (ruff's SIM110): a no-op asks this of every object; 3.0 us against 4.7 us for
-    # a ConfigMap.
+    # a ConfigMap. A string, the usual leaf, is compared in place (== is what _equal does for one): 1.5 us.
     if isinstance(desired, dict):
         if not isinstance(live, dict):
             return False
-        for key, value in desired.items():  # noqa: SIM110
-            if key not in live or not contained(value, live[key]):
+        for key, value in desired.items():
+            if key not in live:
+                return False
+            if value.__class__ is str:
+                if value != live[key]:
+                    return False
+            elif not contained(value, live[key]):
                 return False
         return True
     if isinstance(desired, list):

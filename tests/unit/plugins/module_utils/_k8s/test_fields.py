@@ -45,6 +45,18 @@ def test_contained_allows_server_defaults_but_not_list_length_changes():
     assert not fields.contained({"spec": {"a": 1}}, {"spec": {}})
 
 
+@pytest.mark.parametrize(("live", "expected"), [
+    ("x", True), ("y", False), (None, False), (True, False), (1, False), (["x"], False), ({"x": 1}, False)])
+def test_a_string_is_contained_only_where_the_live_value_is_that_string(live, expected):
+    assert fields.contained({"data": {"k": "x"}}, {"data": {"k": live}}) is expected
+    assert fields.contained({"data": {"k": "x"}}, {"data": {}}) is False
+
+
+def test_true_is_not_the_string_or_number_one():
+    assert fields.contained({"k": True}, {"k": True}) and not fields.contained({"k": True}, {"k": 1})
+    assert not fields.contained({"k": "true"}, {"k": True}) and not fields.contained({"k": 1}, {"k": True})
+
+
 def test_fieldset_paths_stop_at_lists():
     fields_v1 = {"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
                  "f:spec": {"f:containers": {'k:{"name":"c"}': {".": {}, "f:image": {}}}, "f:replicas": {}}}
