@@ -60,13 +60,13 @@ class Listing:
     10,000 ConfigMaps) then overlaps the labelling (resolve.label), which needs only this process. The items'
     resources and namespaces, all a LIST needs, are known before they are labelled."""
 
-    def __init__(self, ctx: Context, items: list[Target], applyset: ApplySet | None) -> None:
+    def __init__(self, ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> None:
         self._listed: dict[Key, dict[str, t.Any]] = {}
         self._failure: BaseException | None = None
         self._thread = threading.Thread(target=self._list, args=(ctx, items, applyset), name="k8s-list", daemon=True)
         self._thread.start()
 
-    def _list(self, ctx: Context, items: list[Target], applyset: ApplySet | None) -> None:
+    def _list(self, ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> None:
         try:
             self._listed = _listed(ctx, items, applyset)
         except BaseException as exc:  # pylint: disable=broad-exception-caught  # raised in result()
@@ -111,7 +111,7 @@ def read_live(ctx: Context, items: list[Target], applyset: ApplySet | None,
     return found
 
 
-def _listed(ctx: Context, items: list[Target], applyset: ApplySet | None) -> dict[Key, dict[str, t.Any]]:
+def _listed(ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> dict[Key, dict[str, t.Any]]:
     """The members of each kind the input uses, by key, one LIST per kind and namespace."""
     used_in: dict[Resource, set[str]] = {}
     for item in items:

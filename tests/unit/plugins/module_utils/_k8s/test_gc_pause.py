@@ -9,8 +9,8 @@ import gc
 import threading
 
 import pytest
-from test_apply import replayed
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, ApplyFailed
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.gc_pause import collection_paused
 
 
@@ -63,16 +63,15 @@ def test_overlapping_calls_share_one_pause_and_the_last_to_end_restores_it():
     assert seen == [False] and gc.isenabled()
 
 
-def test_an_apply_runs_with_the_collector_paused():
+def test_an_apply_runs_with_the_collector_paused_and_restores_it_when_it_fails(monkeypatch):
     gc.enable()
-    connection, run = replayed("noop")
     during: list[bool] = []
-    exchange = connection.exchange
 
-    def noted(*args, **kwargs):
+    def stage(_self, *_args):
         during.append(gc.isenabled())
-        return exchange(*args, **kwargs)
+        raise ApplyFailed("the dry runs refused it", [])
 
-    connection.exchange = noted  # type: ignore[method-assign]
-    assert run()["changed"] is False
-    assert during and not any(during) and gc.isenabled()
+    monkeypatch.setattr(Applier, "_run", stage)
+    with pytest.raises(ApplyFailed):
+        Applier.__new__(Applier).run([])
+    assert during == [False] and gc.isenabled()

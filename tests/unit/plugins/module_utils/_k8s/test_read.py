@@ -47,8 +47,9 @@ def test_a_listing_sent_early_is_what_read_live_uses_and_is_sent_before_read_liv
         listed.set()
         return answer
 
-    api.exchange = noted
-    ctx, items = context(api), [item("a", 0), item("b", 1)]
+    api.exchange = noted  # type: ignore[method-assign]
+    items: list[Target] = [item("a", 0), item("b", 1)]
+    ctx = context(api)
     listing = Listing(ctx, items, SET)
     assert listed.wait(5)                  # sent from its own thread, before anyone asks for it
     found = read_live(ctx, [i.but(index=i.index) for i in items], SET, listing)
@@ -59,7 +60,8 @@ def test_a_listing_sent_early_is_what_read_live_uses_and_is_sent_before_read_liv
 def test_a_listing_that_failed_fails_read_live_with_the_servers_error():
     api = FakeAPI()
     api.refuse[("GET", "/api/v1/namespaces/ns/configmaps")] = KubeError("forbidden", 403, {"code": 403})
-    ctx, items = context(api), [item("a", 0)]
+    items: list[Target] = [item("a", 0)]
+    ctx = context(api)
     listing = Listing(ctx, items, SET)
     with pytest.raises(KubeError, match="forbidden"):
         read_live(ctx, items, SET, listing)
