@@ -287,52 +287,6 @@ def sanity(venv: pathlib.Path) -> subprocess.CompletedProcess:
                           text=True, check=False, timeout=3600)
 
 
-def _units_and_sanity(args: argparse.Namespace, rows: list[Release], available: list[Release],
-                      venvs: dict[str, pathlib.Path]) -> tuple[list[str], list[str]]:
-    """The unit tests (--units) and ansible-test sanity (--sanity): the table's lines and what failed."""
-    table: list[str] = []
-    failures: list[str] = []
-    if args.units != "none":
-        copy = unit_copy()
-        for release in available if args.units == "all" else [r for r in available if r in (rows[0], rows[-1])]:
-            start = time.monotonic()
-            plain_pytest = args.units == "ends" and release == rows[0] and release != rows[-1]
-            result = pytest_units(venvs[release.version]) if plain_pytest else units(venvs[release.version], copy)
-            passed = sum(int(n) for n in re.findall(r"(\d+) passed", result.stdout + result.stderr))
-            summary = f"{passed} tests passed" + (" (pytest)" if plain_pytest else " (ansible-test units)")
-            table.append(f"{release.version:<9} {'':<11} units  {time.monotonic() - start:5.1f}s  "
-                         f"{'ok' if result.returncode == 0 else 'FAILED'}: {summary}")
-            if result.returncode != 0:
-                failures.append(f"ansible-core {release.version}: ansible-test units failed\n"
-                                + (result.stdout + result.stderr)[-4000:])
-    if args.sanity == "newest" and rows[-1].version in venvs:
-        start = time.monotonic()
-        result = sanity(venvs[rows[-1].version])
-        ran = len(re.findall(r"^Running sanity test", result.stdout + result.stderr, re.MULTILINE))
-        table.append(f"{rows[-1].version:<9} {'':<11} sanity {time.monotonic() - start:5.1f}s "
-                     f"{'ok' if result.returncode == 0 else 'FAILED'}: {ran} sanity tests ran")
-        if result.returncode != 0:
-            failures.append(f"ansible-core {rows[-1].version}: ansible-test sanity failed\n"
-                            + "\n".join(line for line in (result.stdout + result.stderr).splitlines()
-                                        if line.startswith(("ERROR", "FATAL", "Running sanity")))[-6000:])
-    elif args.sanity == "newest":
-        failures.append(f"ansible-test sanity: ansible-core {rows[-1].version} is not available here")
-    return table, failures
-
-
-def _in_process_lane(args: argparse.Namespace, rows: list[Release], available: list[Release],
-                     venvs: dict[str, pathlib.Path]) -> tuple[list[str], list[str]]:
-    """The in-process tests under every version but the newest (--in-process older)."""
-    table: list[str] = []
-    failures: list[str] = []
-    if args.in_process == "older":
-        for release in [r for r in available if r != rows[-1]]:
-            line, failure = in_process_row(release, venvs[release.version])
-            table.append(line)
-            failures += [failure] if failure else []
-    return table, failures
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--units", choices=["all", "ends", "none"], default="all",
@@ -394,16 +348,38 @@ def main() -> int:
         print(f"render mode on {INVENTORY.relative_to(ROOT)}: {count} manifests from ansible-core {reference}; "
               f"{len(outputs) - 1} other version(s) compared byte for byte")
 
-    # Two lanes: the unit tests and sanity (CPU in this process's children) beside the in-process tests (which wait
-    # on the API server and Ansible's workers as much as they compute). One after the other they took 634 s of a CI run
-    # whose other stages ended 125 s earlier.
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        lanes = [pool.submit(_units_and_sanity, args, rows, available, venvs),
-                 pool.submit(_in_process_lane, args, rows, available, venvs)]
-        for lane in lanes:
-            lines, lane_failures = lane.result()
-            table += lines
-            failures += lane_failures
+    if args.units != "none":
+        copy = unit_copy()
+        for release in available if args.units == "all" else [r for r in available if r in (rows[0], rows[-1])]:
+            start = time.monotonic()
+            plain_pytest = args.units == "ends" and release == rows[0] and release != rows[-1]
+            result = pytest_units(venvs[release.version]) if plain_pytest else units(venvs[release.version], copy)
+            passed = sum(int(n) for n in re.findall(r"(\d+) passed", result.stdout + result.stderr))
+            summary = f"{passed} tests passed" + (" (pytest)" if plain_pytest else " (ansible-test units)")
+            table.append(f"{release.version:<9} {'':<11} units  {time.monotonic() - start:5.1f}s  "
+                         f"{'ok' if result.returncode == 0 else 'FAILED'}: {summary}")
+            if result.returncode != 0:
+                failures.append(f"ansible-core {release.version}: ansible-test units failed\n"
+                                + (result.stdout + result.stderr)[-4000:])
+
+    if args.in_process == "older":
+        for release in [r for r in available if r != rows[-1]]:
+            line, failure = in_process_row(release, venvs[release.version])
+            table.append(line)
+            failures += [failure] if failure else []
+
+    if args.sanity == "newest" and rows[-1].version in venvs:
+        start = time.monotonic()
+        result = sanity(venvs[rows[-1].version])
+        ran = len(re.findall(r"^Running sanity test", result.stdout + result.stderr, re.MULTILINE))
+        table.append(f"{rows[-1].version:<9} {'':<11} sanity {time.monotonic() - start:5.1f}s "
+                     f"{'ok' if result.returncode == 0 else 'FAILED'}: {ran} sanity tests ran")
+        if result.returncode != 0:
+            failures.append(f"ansible-core {rows[-1].version}: ansible-test sanity failed\n"
+                            + "\n".join(line for line in (result.stdout + result.stderr).splitlines()
+                                        if line.startswith(("ERROR", "FATAL", "Running sanity")))[-6000:])
+    elif args.sanity == "newest":
+        failures.append(f"ansible-test sanity: ansible-core {rows[-1].version} is not available here")
 
     print("\n".join(table))
     for failure in failures:
