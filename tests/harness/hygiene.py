@@ -86,9 +86,31 @@ def network_namespaces() -> list[str]:
         return []
 
 
+# `podman network ls` on the CNI backend creates this (empty) lock if it is missing, and leaves it: a snapshot taken
+# outside scripts/test (which removes the lock a run made) would leave a file in /etc that was not there.
+CNI_LOCK = pathlib.Path("/etc/cni/net.d/cni.lock")
+
+
+def release_cni_lock(lock: pathlib.Path, existed: bool, netns: pathlib.Path = pathlib.Path("/run/netns")) -> bool:
+    """Removes ``lock`` when it did not exist before, is empty, and no network namespace is left that a podman
+    network could be using (scripts/test's release_cni_lock, for one listing); whether it did."""
+    if existed or not lock.is_file() or lock.stat().st_size or (netns.is_dir() and any(netns.iterdir())):
+        return False
+    lock.unlink()
+    return True
+
+
 def podman_objects() -> list[str]:
     if shutil.which("podman") is None:
         return []
+    lock_existed = CNI_LOCK.exists()
+    try:
+        return _podman_objects()
+    finally:
+        release_cni_lock(CNI_LOCK, lock_existed)
+
+
+def _podman_objects() -> list[str]:
     found = []
     for kind, command in (("container", ["ps", "-a", "--format", "{{.Names}}"]), ("pod", ["pod", "ls", "-q"]),
                           ("volume", ["volume", "ls", "-q"]), ("network", ["network", "ls", "-q"])):

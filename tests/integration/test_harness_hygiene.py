@@ -138,3 +138,26 @@ def test_podmans_storage_home_mount_is_not_a_leftover_but_a_layer_mount_below_it
             f"102 101 0:50 / {home}/abc123/merged rw,relatime - overlay overlay rw,lowerdir=x\n"
             "103 29 0:51 / /mnt/test rw - tmpfs tmpfs rw\n")
     assert hygiene.mounts_in(info) == ["/mnt/test (tmpfs tmpfs)", f"{home}/abc123/merged (overlay overlay)"]
+
+
+def test_a_cni_lock_is_released_only_when_the_listing_made_it_empty_and_no_network_is_left(tmp_path: pathlib.Path):
+    lock, netns = tmp_path / "cni.lock", tmp_path / "netns"
+    netns.mkdir()
+    lock.touch()
+    assert not hygiene.release_cni_lock(lock, existed=True, netns=netns) and lock.exists()    # it was there before
+    (netns / "netns-1").touch()
+    assert not hygiene.release_cni_lock(lock, existed=False, netns=netns) and lock.exists()   # a network is up
+    (netns / "netns-1").unlink()
+    lock.write_text("held")
+    assert not hygiene.release_cni_lock(lock, existed=False, netns=netns) and lock.exists()   # not the empty lock
+    lock.write_text("")
+    assert hygiene.release_cni_lock(lock, existed=False, netns=netns) and not lock.exists()
+    assert not hygiene.release_cni_lock(lock, existed=False, netns=tmp_path / "no-netns")      # nothing to release
+
+
+@pytest.mark.skipif(not hygiene.shutil.which("podman"), reason="podman is not installed")
+def test_listing_podmans_networks_leaves_no_cni_lock_it_made():
+    if hygiene.CNI_LOCK.exists():
+        pytest.skip(f"{hygiene.CNI_LOCK} exists already (made by podman before this test)")
+    hygiene.podman_objects()
+    assert not hygiene.CNI_LOCK.exists()
