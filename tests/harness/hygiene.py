@@ -5,6 +5,7 @@
 
     python tests/harness/hygiene.py snapshot FILE   # before the suite
     python tests/harness/hygiene.py compare FILE    # after it: names every leftover, exit 1 if any
+    python tests/harness/hygiene.py release-cni-lock # scripts/test, for a lock its run made (release_cni_lock)
 
 Looked at: mounts, swaps, loop and device-mapper devices, network namespaces, podman containers, pods, volumes
 and networks, listening TCP ports, processes of ours (run from the checkout or the caches, or one of the
@@ -86,14 +87,17 @@ def network_namespaces() -> list[str]:
         return []
 
 
-# `podman network ls` on the CNI backend creates this (empty) lock if it is missing, and leaves it: a snapshot taken
-# outside scripts/test (which removes the lock a run made) would leave a file in /etc that was not there.
+# The CNI plugins podman uses (and `podman network ls`, which the snapshot runs) create this empty lock when it is
+# missing, and leave it: a file in /etc that was not there. A listing removes the lock it made; scripts/test removes
+# the one its run made (release-cni-lock), on the same conditions.
 CNI_LOCK = pathlib.Path("/etc/cni/net.d/cni.lock")
+NETNS = pathlib.Path("/run/netns")
 
 
-def release_cni_lock(lock: pathlib.Path, existed: bool, netns: pathlib.Path = pathlib.Path("/run/netns")) -> bool:
+def release_cni_lock(lock: pathlib.Path, existed: bool, netns: pathlib.Path | None = None) -> bool:
     """Removes ``lock`` when it did not exist before, is empty, and no network namespace is left that a podman
-    network could be using (scripts/test's release_cni_lock, for one listing); whether it did."""
+    network could be using; whether it did."""
+    netns = netns or NETNS
     if existed or not lock.is_file() or lock.stat().st_size or (netns.is_dir() and any(netns.iterdir())):
         return False
     lock.unlink()
@@ -238,9 +242,14 @@ def differences(before: dict[str, t.Any], after: dict[str, t.Any]) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("action", choices=["snapshot", "compare"])
-    parser.add_argument("file", type=pathlib.Path)
+    parser.add_argument("action", choices=["snapshot", "compare", "release-cni-lock"])
+    parser.add_argument("file", type=pathlib.Path, nargs="?")
     args = parser.parse_args(argv)
+    if args.action == "release-cni-lock":
+        release_cni_lock(CNI_LOCK, existed=False)
+        return 0
+    if args.file is None:
+        parser.error(f"{args.action} needs a FILE")
     if args.action == "snapshot":
         args.file.write_text(json.dumps(snapshot()), encoding="utf-8")
         return 0

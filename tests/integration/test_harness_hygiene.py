@@ -161,3 +161,13 @@ def test_listing_podmans_networks_leaves_no_cni_lock_it_made():
         pytest.skip(f"{hygiene.CNI_LOCK} exists already (made by podman before this test)")
     hygiene.podman_objects()
     assert not hygiene.CNI_LOCK.exists()
+
+
+def test_the_release_command_scripts_test_runs_removes_only_an_empty_lock(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch):
+    lock = tmp_path / "cni.lock"
+    lock.touch()
+    monkeypatch.setattr(hygiene, "CNI_LOCK", lock)
+    monkeypatch.setattr(hygiene, "NETNS", tmp_path / "netns")   # none: no network namespace left
+    assert hygiene.main(["release-cni-lock"]) == 0 and not lock.exists()
+    lock.write_text("held")
+    assert hygiene.main(["release-cni-lock"]) == 0 and lock.exists()   # not the empty lock a run leaves
