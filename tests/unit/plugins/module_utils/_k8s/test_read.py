@@ -52,7 +52,8 @@ def test_a_listing_sent_early_is_what_read_live_uses_and_is_sent_before_read_liv
     ctx = context(api)
     listing = Listing(ctx, items, SET)
     assert listed.wait(5)                  # sent from its own thread, before anyone asks for it
-    found = read_live(ctx, [i.but(index=i.index) for i in items], SET, listing)
+    labelled = [i.but(index=i.index) for i in items]   # new records for the same objects, as label() makes them
+    found = read_live(ctx, labelled, SET, listing)
     assert found[0].live is not None and found[0].live["metadata"]["name"] == "a" and found[1].live_unknown
     assert api.sent("GET") == ["/api/v1/namespaces/ns/configmaps"]   # read_live sent no list of its own
 
