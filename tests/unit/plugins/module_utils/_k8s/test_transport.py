@@ -6,6 +6,7 @@ no_proxy rules and the TLS settings. (TLS through the same connections: test_cli
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import pathlib
 import ssl
@@ -32,11 +33,16 @@ class KeepAlive(http.server.BaseHTTPRequestHandler):
 
     protocol_version = "HTTP/1.1"
     close_after_answer: t.ClassVar[bool] = False
-    pause: t.ClassVar[float] = 0.0
+    # Requests wait here until this many are in the server at once (or 10 s pass), so a test knows they overlapped.
+    gather: t.ClassVar[threading.Barrier | None] = None
 
     def do_PATCH(self) -> None:
         body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-        time.sleep(type(self).pause)
+        gather = type(self).gather
+        if gather is not None:
+            # If they did not overlap, answer anyway: the test then sees the connection they shared.
+            with contextlib.suppress(threading.BrokenBarrierError):
+                gather.wait(timeout=10)
         data = f'{{"port": {self.client_address[1]}, "got": {len(body)}}}'.encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -54,7 +60,7 @@ class KeepAlive(http.server.BaseHTTPRequestHandler):
 
 @pytest.fixture()
 def server():
-    KeepAlive.close_after_answer, KeepAlive.pause = False, 0.0
+    KeepAlive.close_after_answer, KeepAlive.gather = False, None
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), KeepAlive)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -82,7 +88,9 @@ def test_a_connection_is_kept_alive_and_reused_by_the_next_request_whichever_thr
 
 
 def test_requests_in_flight_at_once_each_have_a_connection(server):
-    KeepAlive.pause = 0.3
+    # The server holds each request until all three are in it: they cannot share a connection one after another.
+    # (A fixed pause raced on a loaded machine: a thread could start after the first answer came back.)
+    KeepAlive.gather = threading.Barrier(3)
     direct = transport(Endpoint(server=server), None, maxsize=8)
     ports: list[int] = []
     workers = [threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
@@ -92,7 +100,7 @@ def test_requests_in_flight_at_once_each_have_a_connection(server):
     for worker in workers:
         worker.join()
     assert len(set(ports)) == 3
-    KeepAlive.pause = 0.0
+    KeepAlive.gather = None
     assert port_of(direct.send("GET", "/x", None, [], 5)) in ports   # one of them, kept alive
 
 
