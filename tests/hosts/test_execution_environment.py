@@ -27,6 +27,7 @@ import sys
 import pytest
 import yaml
 from harness.control_plane import ControlPlane, build
+from harness.etcd_seed import start_with_crds
 from harness.galaxy_artifacts import artifact_of_installed, with_dependencies
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -156,8 +157,7 @@ def test_the_execution_environment_builds_and_runs_the_site_in_render_and_apply_
     # Apply mode, as AWX's Kubernetes bearer-token credential injects it, twice.
     plane = ControlPlane(tmp_path / "control-plane", build())
     try:
-        plane.start()
-        plane.install_crds()
+        start_with_crds(plane)
         ca = plane.workdir / "certs" / "apiserver.crt"
         credential = {"K8S_AUTH_HOST": plane.server, "K8S_AUTH_API_KEY": plane.admin_token,
                       "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": "/runner/ca.crt"}

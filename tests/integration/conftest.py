@@ -13,6 +13,7 @@ import typing as t
 
 import pytest
 from harness.control_plane import ControlPlane, build
+from harness.etcd_seed import start_with_crds
 
 
 def _unavailable(reason: str) -> None:
@@ -32,8 +33,8 @@ def _running_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterat
         _unavailable(f"building the control plane failed ({exc})")
     plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
     try:
-        plane.start()
-        plane.install_crds()
+        # The CRDs come with a copy of a seed etcd (harness/etcd_seed.py) instead of being installed again.
+        start_with_crds(plane)
         yield plane
     finally:
         plane.stop()

@@ -1,0 +1,56 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The seeded start (harness/etcd_seed.py): a new API server serves every CRD at once, and planes made from one
+seed share nothing."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from harness.control_plane import ControlPlane, build, shared_dir
+from harness.etcd_seed import seed, seed_key, start_with_crds
+
+
+def test_a_seeded_plane_serves_every_crd_and_keeps_its_writes_to_itself(control_plane, tmp_path):
+    # What the CRD files declare, read here rather than taken from the seed's own record.
+    declared = set()
+    for path in (shared_dir() / "crds").glob("*.yaml"):
+        for crd in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if crd:
+                declared |= {(crd["spec"]["group"], v["name"], crd["spec"]["names"]["plural"])
+                             for v in crd["spec"]["versions"] if v.get("served")}
+    plane = ControlPlane(tmp_path / "seeded", build())
+    try:
+        start_with_crds(plane)
+        # Served right away, without the wait for Established that install_crds ends with.
+        listed = plane.kubectl_run("api-resources", "-o", "name").stdout.split()
+        served = {(group, plural) for group, _version, plural in declared}
+        assert {f"{plural}.{group}" for group, plural in served} <= set(listed)
+        assert all(json.loads(plane.kubectl_run("get", "--raw", f"/apis/{group}/{version}").stdout)["resources"]
+                   for group, version, _plural in declared)
+        plane.kubectl_run("create", "configmap", "only-here", "-n", "default")
+    finally:
+        plane.stop()
+    # The session's plane started from the same seed: the other plane's object is not in it, and a new plane
+    # from the seed does not have it either (the seed itself was never written to).
+    assert control_plane.kubectl_run("get", "configmap", "only-here", "-n", "default", check=False).returncode != 0
+    again = ControlPlane(tmp_path / "again", build())
+    try:
+        start_with_crds(again)
+        assert again.kubectl_run("get", "configmap", "only-here", "-n", "default", check=False).returncode != 0
+    finally:
+        again.stop()
+
+
+def test_the_seed_follows_the_crds(tmp_path):
+    crds = tmp_path / "crds"
+    crds.mkdir()
+    for path in sorted((shared_dir() / "crds").glob("*.yaml"))[:2]:
+        (crds / path.name).write_bytes(path.read_bytes())
+    before = seed_key(crds)
+    (crds / "extra.yaml").write_text("# another file\n", encoding="utf-8")
+    assert seed_key(crds) != before
+    # The seed for the suite's CRDs is where the binaries are, so it goes when a new build replaces them.
+    assert seed(build(), shared_dir() / "crds").parent == build().parent / "etcd-seeds"
