@@ -17,20 +17,22 @@ ROOT = pathlib.Path(__file__).resolve().parents[3]
 ROLES = ("operators", "prerequisites", "hyperconverged")
 
 
-def options(role: str) -> dict[str, dict[str, t.Any]]:
+def options(role: str, entry_point: str = "main") -> dict[str, dict[str, t.Any]]:
     spec = yaml.safe_load((ROOT / "roles" / role / "meta" / "argument_specs.yml").read_text())
-    return spec["argument_specs"]["main"]["options"]
+    return spec["argument_specs"][entry_point]["options"]
 
 
 def includes(tasks: list[dict[str, t.Any]], inherited: dict[str, t.Any]) -> t.Iterator[tuple[str, str, dict]]:
-    """(task name, role, the vars it is given: its own over its blocks') for every role it includes or imports."""
+    """(task name, role, the vars it is given: its own over its blocks') for every role it includes or imports;
+    the role is ROLE or ROLE:ENTRY_POINT where the call names one (tasks_from)."""
     for task in tasks:
         given = {**inherited, **task.get("vars", {})}
         for section in ("block", "rescue", "always"):
             yield from includes(task.get(section, []), given)
         include = task.get("ansible.builtin.include_role") or task.get("ansible.builtin.import_role")
         if include:
-            yield task["name"], include["name"].rpartition(".")[2], given
+            role = include["name"].rpartition(".")[2]
+            yield task["name"], role + (f":{include['tasks_from']}" if "tasks_from" in include else ""), given
 
 
 def site_includes() -> list[tuple[str, str, dict]]:
@@ -42,21 +44,31 @@ def site_includes() -> list[tuple[str, str, dict]]:
 
 
 def test_every_role_of_the_cluster_side_is_found():
-    found = [role for _name, role, _given in site_includes()]
+    found = [role.partition(":")[0] for _name, role, _given in site_includes()]
     assert sorted(set(found)) == sorted(ROLES)
     assert len(found) == 6   # each role twice: to configure and to remove
+
+
+def test_every_entry_point_the_site_names_exists():
+    for name, role, _given in site_includes():
+        role, _sep, entry_point = role.partition(":")
+        if entry_point:
+            assert (ROOT / "roles" / role / "tasks" / f"{entry_point}.yml").is_file(), name
+            assert options(role, entry_point), name
 
 
 def test_each_call_says_its_state():
     # The play's vars hold what every call shares; the state is each call's own.
     for name, role, given in site_includes():
+        role = role.partition(":")[0]
         if role != "operators":
             assert given.get(f"{role}_state") in ("present", "absent"), name
 
 
 @pytest.mark.parametrize("name, role, given", site_includes(), ids=lambda value: value if isinstance(value, str) else "")
 def test_the_site_gives_a_role_only_its_options_and_every_required_one(name, role, given):
-    spec = options(role)
+    role, _sep, entry_point = role.partition(":")
+    spec = options(role, entry_point or "main")
     passed = {key for key in given if key.startswith(role + "_")}
     assert passed - spec.keys() == set(), f"{name}: not options of the {role} role"
     required = {key for key, option in spec.items() if option.get("required")}
@@ -66,7 +78,8 @@ def test_the_site_gives_a_role_only_its_options_and_every_required_one(name, rol
 @pytest.mark.parametrize("name, role, given", site_includes(), ids=lambda value: value if isinstance(value, str) else "")
 def test_the_site_gives_literal_choices_the_role_accepts(name, role, given):
     # Templated values are checked by the integration tests that run the site; literal ones can be checked here.
-    spec = options(role)
+    role, _sep, entry_point = role.partition(":")
+    spec = options(role, entry_point or "main")
     for key, value in given.items():
         choices = spec.get(key, {}).get("choices")
         if choices and isinstance(value, str) and "{{" not in value:
