@@ -45,6 +45,9 @@ def seed(bindir: pathlib.Path, crd_dir: pathlib.Path) -> pathlib.Path:
     with open(root / ".lock", "w", encoding="utf-8") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (path / SERVED).exists():
+            # Under the lock no other run is making one: a work directory here is a killed run's.
+            for left in root.glob("seed-*"):
+                shutil.rmtree(left, ignore_errors=True)
             _make(bindir, crd_dir, path)
     return path
 
