@@ -7,6 +7,7 @@ seed share nothing."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import yaml
 from harness.control_plane import ControlPlane, build, shared_dir
@@ -54,3 +55,22 @@ def test_the_seed_follows_the_crds(tmp_path):
     assert seed_key(crds) != before
     # The seed for the suite's CRDs is where the binaries are, so it goes when a new build replaces them.
     assert seed(build(), shared_dir() / "crds").parent == build().parent / "etcd-seeds"
+
+
+def test_a_killed_runs_half_made_seed_is_removed_when_a_seed_is_made(tmp_path):
+    crds = tmp_path / "crds"
+    crds.mkdir()
+    first = sorted((shared_dir() / "crds").glob("*.yaml"))[0]
+    (crds / first.name).write_bytes(first.read_bytes())
+    (crds / "this-test.yaml").write_text(f"# {tmp_path}\n", encoding="utf-8")   # a key no other run has
+    left = build().parent / "etcd-seeds" / "seed-killed"
+    left.mkdir(parents=True)
+    made = seed(build(), crds)
+    try:
+        assert not left.exists()
+        declared = yaml.safe_load(first.read_text(encoding="utf-8"))
+        served = json.loads((made / "served.json").read_text(encoding="utf-8"))
+        assert sorted(f"{declared['spec']['group']}/{v['name']}" for v in declared["spec"]["versions"] if v.get("served")) \
+            == sorted(group_version for group_version, _plural in served)
+    finally:
+        shutil.rmtree(made)   # keyed by this test's own directory: no later run would use it
