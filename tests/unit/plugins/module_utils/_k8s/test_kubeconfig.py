@@ -30,7 +30,10 @@ def config(cluster: dict[str, t.Any], user: dict[str, t.Any] | None, **top: t.An
 
 def library(path: pathlib.Path, context: str | None = None) -> k8s_client.Configuration:
     configuration = k8s_client.Configuration()
-    k8s_config.load_kube_config(config_file=str(path), context=context, client_configuration=configuration)
+    # temp_file_path: the library writes embedded certificates and keys to files it removes only at exit, which
+    # pytest-xdist's workers never reach; in the test's own directory they go with it.
+    k8s_config.load_kube_config(config_file=str(path), context=context, client_configuration=configuration,
+                                temp_file_path=str(path.parent))
     return configuration
 
 
