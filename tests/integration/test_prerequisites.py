@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import pathlib
 import textwrap
 
 import pytest
@@ -224,3 +225,63 @@ def test_absent_refuses_a_bridge_still_configured_on_the_nodes(tmp_path, control
     assert refused.returncode != 0
     assert "policy abs-brabs still configures brabs" in refused.stdout
     assert server_writes(control_plane, mark) == []
+
+
+def converge_playbook(tmp_path, control_plane, value: dict, cluster_info: dict | None) -> pathlib.Path:
+    """The role's converge entry point, as a caller that read the cluster itself calls it."""
+    path = tmp_path / "converge.yml"
+    passed = f"prerequisites_cluster_info: {json.dumps(cluster_info)}" if cluster_info is not None else ""
+    path.write_text(textwrap.dedent(f"""\
+        - hosts: localhost
+          connection: local
+          gather_facts: false
+          tasks:
+            - ansible.builtin.include_role:
+                name: virtinfra.hyperconverged.prerequisites
+                tasks_from: converge
+              vars:
+                prerequisites_spec: {json.dumps(value)}
+                prerequisites_kubeconfig: {control_plane.kubeconfig}
+                {passed}
+        """))
+    return path
+
+
+def test_converge_needs_the_read_only_where_it_uses_it_and_names_the_option(tmp_path, control_plane):
+    nad = {"cniVersion": "0.3.1", "name": "cv", "type": "bridge", "bridge": "br-cv"}
+    value = {"networking": {"nads": [{"name": "cv", "namespace": "cv-vms", "config": nad}]},
+             "sriov": {"operator_namespace": "cv-sriov",
+                       "policies": [{"name": "cv-vfs", "resourceName": "cv_sriov", "nodeSelector": dict(WORKER),
+                                     "numVfs": 2, "nicSelector": {"pfNames": ["ens9f0"]}}]}}
+    mark = control_plane.audit_offset()
+    # No prerequisites_cluster_info at all: the option is named, not the role's internal variable.
+    unread = run_playbook(converge_playbook(tmp_path, control_plane, value, None))
+    assert unread.returncode != 0
+    assert "prerequisites_cluster_info: the spec has networking or sriov" in unread.stdout, unread.stdout
+    assert "prerequisites_cluster' is undefined" not in unread.stdout
+    # A read that lists the policies but not the node states: refused, not taken for a cluster without any.
+    partial: dict[str, dict[str, list[dict]]] = {
+        "objects": {"nmstate.io/v1/NodeNetworkConfigurationPolicy": [],
+                    "sriovnetwork.openshift.io/v1/SriovNetworkNodePolicy": []}}
+    short = run_playbook(converge_playbook(tmp_path, control_plane, value, partial))
+    assert short.returncode != 0
+    assert "lack sriovnetwork.openshift.io/v1/SriovNetworkNodeState (the spec has sriov)" in short.stdout, short.stdout
+    assert server_writes(control_plane, mark) == []
+    # Without live reads it needs no read (older ansible-core evaluates every task var: none may insist on one).
+    unneeded = run_playbook(converge_playbook(tmp_path, control_plane, value, None),
+                            "-e", '{"prerequisites_read_live_policies": false}')
+    assert unneeded.returncode == 0, unneeded.stdout + unneeded.stderr
+    assert exists(control_plane, "sriovnetworknodepolicy", "cv-vfs", "cv-sriov")
+    assert exists(control_plane, "network-attachment-definitions.k8s.cni.cncf.io", "cv", "cv-vms")
+    # The read the filter names is enough: the live policies (ours) go in, and nothing changes.
+    whole = {"objects": {**partial["objects"], "sriovnetwork.openshift.io/v1/SriovNetworkNodeState": []}}
+    whole["objects"]["sriovnetwork.openshift.io/v1/SriovNetworkNodePolicy"] = [json.loads(control_plane.kubectl_run(
+        "get", "sriovnetworknodepolicy", "cv-vfs", "-n", "cv-sriov", "-o", "json").stdout)]
+    mark = control_plane.audit_offset()
+    again = run_playbook(converge_playbook(tmp_path, control_plane, value, whole))
+    assert again.returncode == 0 and recap_changed(again.stdout) == 0, again.stdout + again.stderr
+    assert server_writes(control_plane, mark) == []
+    removed = run_playbook(converge_playbook(tmp_path, control_plane, value, whole), "-e", "prerequisites_state=absent")
+    assert removed.returncode == 0, removed.stdout + removed.stderr
+    assert not exists(control_plane, "sriovnetworknodepolicy", "cv-vfs", "cv-sriov")
+    assert not exists(control_plane, "network-attachment-definitions.k8s.cni.cncf.io", "cv", "cv-vms")
