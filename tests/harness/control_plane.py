@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import ctypes
 import dataclasses
 import json
 import os
@@ -35,6 +34,11 @@ import tempfile
 import time
 import typing as t
 import urllib.request
+
+try:
+    from harness.children import die_with_parent
+except ImportError:   # run as a script (molecule/site's prepare and cleanup): its own directory is on sys.path
+    from children import die_with_parent  # type: ignore[no-redef,import-not-found]
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -150,7 +154,7 @@ class ControlPlane:
             # the playbook ends while it is still alive, signals its whole group (killpg), servers started by its
             # module included. That stopped the site scenario's API server between prepare and check.
             process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
-                                       preexec_fn=None if self.detached else _die_with_parent,
+                                       preexec_fn=None if self.detached else die_with_parent(signal.SIGKILL),
                                        start_new_session=self.detached)
         return process.pid
 
@@ -344,15 +348,6 @@ def _wait(probe: t.Callable[[], bool], timeout: float, what: str, log: pathlib.P
     tail = log.read_text(errors="replace")[-3000:] if log.exists() else ""
     error = PortTaken if "address already in use" in tail else RuntimeError
     raise error(f"{what} did not become ready (it exited, or {timeout}s passed); log tail:\n{tail}")
-
-
-_PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent() -> None:
-    """In the child before exec: the kernel sends SIGKILL when the parent that spawned it exits."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
 
 
 def _is_our_process(pid: int, executable: pathlib.Path, marker: str) -> bool:

@@ -10,10 +10,10 @@ import json
 import os
 import pathlib
 import shutil
-import subprocess
 import sys
 
 import pytest
+from harness import children
 from test_hyperconverged_role import recap_changed
 from test_render_playbook import ROOT
 
@@ -56,7 +56,7 @@ def run_bare(arguments, cwd, *extra):
     env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=str(ROOT / ".cache" / "collections"), ANSIBLE_NOCOLOR="1")
     command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), *arguments,
                "-e", f"ansible_python_interpreter={sys.executable}", *extra]
-    return subprocess.run(command, env=env, cwd=cwd, capture_output=True, text=True, timeout=300, check=False)
+    return children.run(command, env=env, cwd=cwd, timeout=300)
 
 
 def cluster_role(plane):

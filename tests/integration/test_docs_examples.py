@@ -23,6 +23,7 @@ import typing as t
 
 import pytest
 import yaml
+from harness import children
 from harness.control_plane import ControlPlane
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -47,8 +48,8 @@ def run(*argv: str, cwd: pathlib.Path, env_extra: dict[str, str] | None = None) 
     env = {k: v for k, v in os.environ.items() if not k.startswith("K8S_AUTH_")}
     env.update(ANSIBLE_COLLECTIONS_PATH=str(COLLECTIONS), ANSIBLE_NOCOLOR="1", ANSIBLE_LOCALHOST_WARNING="False",
                ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
-    result = subprocess.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), *argv], cwd=cwd,
-                            env=env, capture_output=True, text=True, timeout=300, check=False)
+    result = children.run([str(pathlib.Path(sys.executable).with_name("ansible-playbook")), *argv], cwd=cwd,
+                          env=env, timeout=300)
     assert result.returncode == 0, result.stdout[-5000:] + result.stderr[-3000:]
     assert "DEPRECATION" not in result.stdout + result.stderr
     return result

@@ -24,12 +24,17 @@ from harness.hygiene import alive
 HERE = pathlib.Path(__file__).resolve().parent
 
 
+def _probe(tmp_path: pathlib.Path, test: str, out: pathlib.Path) -> subprocess.Popen:
+    """One test of harness_probe.py in a pytest of its own (the integration suite's conftest, no xdist)."""
+    return subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                             f"--basetemp={tmp_path / 'probe'}", f"{HERE / 'harness_probe.py'}::{test}"],
+                            env=dict(os.environ, VIRTINFRA_PROBE_OUT=str(out)), cwd=HERE.parent.parent,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
 def _hold_control_plane(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, dict[str, int], pathlib.Path]:
     out = tmp_path / "pids.json"
-    probe = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
-                              f"--basetemp={tmp_path / 'probe'}", str(HERE / "harness_probe.py")],
-                             env=dict(os.environ, VIRTINFRA_PROBE_OUT=str(out)), cwd=HERE.parent.parent,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    probe = _probe(tmp_path, "test_hold_the_control_plane", out)
     deadline = time.monotonic() + 300
     while not out.exists():
         assert probe.poll() is None, probe.communicate()[0][-3000:]
@@ -65,6 +70,53 @@ def test_sigkill_of_the_test_run_takes_its_servers_with_it(tmp_path: pathlib.Pat
     probe.communicate(timeout=60)
     assert _gone(pids)
     assert json.loads(state.read_text())["apiserver_pid"] == pids["apiserver"]   # no finaliser ran
+
+
+def _marked(marker: str) -> dict[int, int]:
+    """pid -> session id of every process whose command line names ``marker`` (Ansible's forks keep it)."""
+    found = {}
+    for entry in pathlib.Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                found[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3])
+    return found
+
+
+def _hold_playbook(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, str]:
+    """A probe whose playbook's task is running in Ansible's worker: a fork of ansible-playbook that made itself a
+    session leader, which a SIGKILL of ansible-playbook would leave behind."""
+    out = tmp_path / "marker.json"
+    probe = _probe(tmp_path, "test_hold_a_playbook", out)
+    deadline = time.monotonic() + 120
+    while not (out.exists() and any(pid == sid for pid, sid in _marked(json.loads(out.read_text())["marker"]).items())):
+        assert probe.poll() is None, probe.communicate()[0][-3000:]
+        assert time.monotonic() < deadline, "the probe's playbook did not reach its task"
+        time.sleep(0.2)
+    return probe, json.loads(out.read_text())["marker"]
+
+
+def _none_left(marker: str, timeout: float = 30) -> dict[int, int]:
+    deadline = time.monotonic() + timeout
+    while (left := _marked(marker)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for pid in left:   # leave the machine clean even when the assertion fails
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    return left
+
+
+def test_sigterm_of_the_test_run_ends_its_playbook_and_the_playbooks_workers(tmp_path: pathlib.Path) -> None:
+    probe, marker = _hold_playbook(tmp_path)
+    probe.send_signal(signal.SIGTERM)
+    output = probe.communicate(timeout=120)[0]
+    assert _none_left(marker) == {}, output[-2000:]
+
+
+def test_sigkill_of_the_test_run_ends_its_playbook_and_the_playbooks_workers(tmp_path: pathlib.Path) -> None:
+    probe, marker = _hold_playbook(tmp_path)
+    probe.kill()            # no handler runs: the kernel's parent-death signal (SIGTERM) reaches ansible-playbook
+    probe.communicate(timeout=60)
+    assert _none_left(marker) == {}
 
 
 def test_a_detached_control_plane_outlives_a_signal_to_the_group_that_started_it(tmp_path: pathlib.Path) -> None:

@@ -13,6 +13,7 @@ import sys
 import tarfile
 
 import yaml
+from harness import children
 from harness.galaxy_artifacts import artifact_of_installed
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -49,9 +50,9 @@ def test_the_built_tarball_installs_into_an_empty_path_and_runs_the_site(tmp_pat
     workdir = tmp_path / "job"
     workdir.mkdir()
     env.update(ANSIBLE_COLLECTIONS_PATH=str(target))
-    site = subprocess.run([str(BIN / "ansible-playbook"), "-i", str(installed / "examples" / "inventory" / "hosts.yml"),
-                           "virtinfra.hyperconverged.site", "-e", f"ansible_python_interpreter={sys.executable}"],
-                          cwd=workdir, env=env, capture_output=True, text=True, check=False, timeout=300)
+    site = children.run([str(BIN / "ansible-playbook"), "-i", str(installed / "examples" / "inventory" / "hosts.yml"),
+                         "virtinfra.hyperconverged.site", "-e", f"ansible_python_interpreter={sys.executable}"],
+                        cwd=workdir, env=env, timeout=300)
     assert site.returncode == 0, site.stdout + site.stderr
     assert f"manifests in {workdir / 'rendered'}, " in site.stdout
     assert not (installed / "rendered").exists()  # never inside the installed collection

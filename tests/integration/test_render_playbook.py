@@ -16,6 +16,7 @@ import textwrap
 
 import pytest
 import yaml
+from harness import children
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 COLLECTIONS = ROOT / ".cache" / "collections"
@@ -30,7 +31,7 @@ def run_playbook(playbook: pathlib.Path, *extra: str, cwd: pathlib.Path | None =
                ANSIBLE_LOCALHOST_WARNING="False", ANSIBLE_INVENTORY_UNPARSED_WARNING="False", **(env_extra or {}))
     command = [str(pathlib.Path(sys.executable).with_name("ansible-playbook")), "-i", "localhost,",
                "-e", f"ansible_python_interpreter={interpreter or sys.executable}", str(playbook), *extra]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False, cwd=cwd)
+    return children.run(command, env=env, timeout=300, cwd=cwd)
 
 
 def test_render_playbook_writes_one_file_per_object(tmp_path):
