@@ -9,16 +9,26 @@ leader (ansible-core 2.21, ``executor/process/worker.py``, ``WorkerProcess._deta
 SIGTERM handler passes the signal on to them (``executor/task_queue_manager.py``, ``TaskQueueManager._signal_handler``).
 So :func:`run` ends its process with SIGTERM and a grace period, and the kernel sends the same SIGTERM when the
 test process dies without a word (``PR_SET_PDEATHSIG``).
+
+Not every process is started through :func:`run` (ansible-runner starts ansible-playbook itself), so
+:func:`adopt_orphans` is the net under it: the test process becomes the subreaper of everything its children leave
+behind, and ends what is left of it when it exits.
 """
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import ctypes
+import os
+import pathlib
 import signal
 import subprocess
+import time
 import typing as t
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
 GRACE_SECONDS = 15.0
 
 
@@ -57,3 +67,45 @@ def end(process: subprocess.Popen[str]) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
     process.communicate()
+
+
+def adopt_orphans() -> None:
+    """From now on a process that a descendant of this one leaves behind becomes this one's child, not init's
+    (``PR_SET_CHILD_SUBREAPER``); whatever of them is still running when this process exits is ended then."""
+    if ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0:
+        atexit.register(end_children)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    for entry in pathlib.Path("/proc").iterdir():
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def end_children(grace: float = GRACE_SECONDS) -> list[int]:
+    """SIGTERM every child of this process (orphans it adopted included; what they leave is adopted in turn and
+    signalled in the next round), SIGKILL what is left after ``grace``; each reaped. Returns the pids signalled."""
+    signalled: list[int] = []
+    deadline = time.monotonic() + grace
+    while True:
+        running = [pid for pid in children_of(os.getpid()) if not _reaped(pid)]
+        if not running:
+            return signalled
+        late = time.monotonic() > deadline
+        for pid in running:
+            if pid not in signalled or late:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL if late else signal.SIGTERM)
+                signalled.append(pid)
+        time.sleep(0.1)
+
+
+def _reaped(pid: int) -> bool:
+    """Reap ``pid`` if it has exited (a zombie child): True once it is gone."""
+    try:
+        return os.waitpid(pid, os.WNOHANG)[0] == pid
+    except ChildProcessError:
+        return True

@@ -12,8 +12,13 @@ import sys
 import typing as t
 
 import pytest
+from harness.children import adopt_orphans
 from harness.control_plane import ControlPlane, build
 from harness.etcd_seed import start_with_crds
+
+# What a test's processes leave behind (Ansible's detached task workers, when their ansible-playbook dies without
+# passing a signal on) comes to this process and ends with it, not with init (harness/children.py).
+adopt_orphans()
 
 
 def _unavailable(reason: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import subprocess
+import sys
 import time
 
 from harness.control_plane import ControlPlane
@@ -29,3 +31,12 @@ def test_hold_a_playbook(tmp_path: pathlib.Path) -> None:
                     "  tasks:\n    - ansible.builtin.pause:\n        seconds: 600\n", encoding="utf-8")
     pathlib.Path(os.environ["VIRTINFRA_PROBE_OUT"]).write_text(json.dumps({"marker": str(book)}), encoding="utf-8")
     run_playbook(book)
+
+
+def test_leave_an_orphan(tmp_path: pathlib.Path) -> None:
+    """A child that starts a process in a session of its own and exits: the process is orphaned at once."""
+    marker = str(tmp_path / "orphan")
+    subprocess.run(["sh", "-c", 'setsid "$0" -c "import time; time.sleep(600)" "$1" &', sys.executable, marker],
+                   check=True)
+    pathlib.Path(os.environ["VIRTINFRA_PROBE_OUT"]).write_text(json.dumps({"marker": marker}), encoding="utf-8")
+    time.sleep(600)

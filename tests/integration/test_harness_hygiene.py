@@ -119,6 +119,28 @@ def test_sigkill_of_the_test_run_ends_its_playbook_and_the_playbooks_workers(tmp
     assert _none_left(marker) == {}
 
 
+def test_what_a_test_orphans_is_adopted_by_the_test_run_and_ends_with_it(tmp_path: pathlib.Path) -> None:
+    out = tmp_path / "marker.json"
+    probe = _probe(tmp_path, "test_leave_an_orphan", out)
+    deadline = time.monotonic() + 60
+    while not (out.exists() and _marked(json.loads(out.read_text())["marker"])):
+        assert probe.poll() is None, probe.communicate()[0][-3000:]
+        assert time.monotonic() < deadline, "the probe did not leave its orphan"
+        time.sleep(0.2)
+    marker = json.loads(out.read_text())["marker"]
+    try:
+        (orphan,) = _marked(marker)
+        parent = int(pathlib.Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        assert parent == probe.pid   # adopted by the test run, not by init
+        probe.send_signal(signal.SIGTERM)
+        output = probe.communicate(timeout=120)[0]
+        assert _none_left(marker) == {}, output[-2000:]
+    finally:   # a failure above leaves neither the probe nor its orphan
+        probe.kill()
+        probe.communicate()
+        _none_left(marker, timeout=0)
+
+
 def test_a_detached_control_plane_outlives_a_signal_to_the_group_that_started_it(tmp_path: pathlib.Path) -> None:
     """The molecule site scenario starts its servers from an Ansible task. Ansible's worker is a process-group
     leader and, stopped at the end of the playbook while still alive, signals its whole group (os.killpg): a group
