@@ -221,7 +221,10 @@ options:
     description: Namespace for namespaced objects that do not name one.
     type: str
   wait:
-    description: Wait until CustomResourceDefinitions written by this call are Established before using their kinds.
+    description:
+      - Wait until CustomResourceDefinitions written by this call are Established, and until the API server's
+        discovery lists their kinds (it can lag behind the condition), before using those kinds; each for up to
+        O(wait_timeout).
     type: bool
     default: true
   wait_for:

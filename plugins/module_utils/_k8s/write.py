@@ -8,6 +8,7 @@ PRIVATE.
 
 from __future__ import annotations
 
+import time
 import typing as t
 
 from .context import Context
@@ -71,8 +72,9 @@ def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> l
     deferred = [p for p, s in enumerate(steps) if s.deferred]
     if not deferred:
         return steps
-    if any(steps[p].resource is None for p in deferred):
-        ctx.discovery.refresh()
+    unserved = [steps[p] for p in deferred if steps[p].resource is None]
+    if unserved:
+        until_served(ctx, unserved)
     problems: list[Problem] = []
     ready: list[tuple[int, Target]] = []
     for position in deferred:
@@ -95,3 +97,19 @@ def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> l
     for (position, _target), step in zip(ready, planned):
         steps[position] = step
     return steps
+
+
+def until_served(ctx: Context, steps: t.Sequence[Step], clock: t.Callable[[], float] = time.monotonic,
+                 sleep: t.Callable[[float], None] = time.sleep) -> None:
+    """Read discovery again until it lists the kinds of ``steps`` (their CRDs were written by this run), for up to
+    wait_timeout when the call waits. A CRD's Established condition does not mean discovery lists its kind yet:
+    kube-apiserver updates discovery from a queue of its own (kubernetes, staging/src/k8s.io/apiextensions-apiserver/
+    pkg/apiserver/customresource_discovery_controller.go, DiscoveryController), and on a busy server the kind can be
+    missing for a moment after the condition is True. A kind still missing at the deadline is reported by the
+    caller."""
+    deadline = clock() + (ctx.options.wait_timeout if ctx.options.wait else 0)
+    while True:
+        ctx.discovery.refresh()
+        if all(ctx.discovery.find(s.api_version, s.kind) is not None for s in steps) or clock() >= deadline:
+            return
+        sleep(0.5)

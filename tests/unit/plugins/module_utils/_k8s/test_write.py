@@ -5,11 +5,16 @@
 
 from __future__ import annotations
 
-from k8s_fakes import FakeAPI, context, item, path
+import dataclasses
+import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import PARENT_RANK
+from k8s_fakes import FakeAPI, Resources, context, item, path
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery, Resource
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import PARENT_RANK, Step
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan import Planner
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.write import write, write_one
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.write import until_served, write, write_one
 
 
 def planned(name: str, index: int, action: str = "created", **decided):
@@ -60,3 +65,59 @@ def test_the_plans_changes_stand_when_the_server_wrote_what_it_predicted():
     written_once = write_one(ctx, target.but(result=None))
     again = planned("a", 0).but(result=written_once.result, changes=written_once.changes)
     assert write_one(context(FakeAPI()), again).changes == written_once.changes
+
+
+WIDGETS = Resource("test.virtinfra.io", "v1", "Widget", "widgets", False)
+
+
+class LaggingDiscovery(Resources):
+    """Discovery that lists Widget only from its ``lag``-th read on, as kube-apiserver's discovery can for a moment
+    after a CRD is Established."""
+
+    def __init__(self, lag: int) -> None:
+        super().__init__()
+        self.lag, self.reads = lag, 0
+
+    def refresh(self) -> None:
+        self.reads += 1
+        self.resources = (*self.resources, WIDGETS) if self.reads == self.lag else self.resources
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+def widget() -> Step:
+    step = item("w1")
+    return step.but(api_version="test.virtinfra.io/v1", kind="Widget", resource=None,
+                    deferred="its CustomResourceDefinition is created by this run")
+
+
+def lagging(lag: int, **options: t.Any) -> tuple[Context, LaggingDiscovery]:
+    discovery = LaggingDiscovery(lag)
+    return dataclasses.replace(context(FakeAPI(), **options), discovery=t.cast(Discovery, discovery)), discovery
+
+
+def test_discovery_is_read_again_until_it_lists_the_kind_a_crd_of_this_run_serves():
+    ctx, discovery = lagging(4)
+    clock = Clock()
+    until_served(ctx, [widget()], clock=clock, sleep=clock.sleep)
+    assert discovery.reads == 4 and discovery.find("test.virtinfra.io/v1", "Widget") == WIDGETS
+    assert clock.now == 1.5    # three pauses of 0.5 s
+
+
+def test_a_kind_discovery_never_lists_is_given_up_at_wait_timeout_and_not_waited_for_without_wait():
+    clock = Clock()
+    ctx, discovery = lagging(100, wait_timeout=3)
+    until_served(ctx, [widget()], clock=clock, sleep=clock.sleep)
+    assert clock.now == 3.0 and discovery.find("test.virtinfra.io/v1", "Widget") is None
+    unwaited, discovery = lagging(100, wait=False)
+    until_served(unwaited, [widget()], clock=clock, sleep=clock.sleep)
+    assert discovery.reads == 1 and clock.now == 3.0
