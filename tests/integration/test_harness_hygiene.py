@@ -129,8 +129,9 @@ def test_what_a_test_orphans_is_adopted_by_the_test_run_and_ends_with_it(tmp_pat
         time.sleep(0.2)
     marker = json.loads(out.read_text())["marker"]
     try:
-        (orphan,) = _marked(marker)
-        parent = int(pathlib.Path(f"/proc/{orphan}/stat").read_text().rsplit(")", 1)[1].split()[1])
+        orphans = list(_marked(marker))
+        assert len(orphans) == 1, orphans
+        parent = int(pathlib.Path(f"/proc/{orphans[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
         assert parent == probe.pid   # adopted by the test run, not by init
         probe.send_signal(signal.SIGTERM)
         output = probe.communicate(timeout=120)[0]
