@@ -76,30 +76,32 @@ def adopt_orphans() -> None:
         atexit.register(end_children)
 
 
+def stat(pid: int | str) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command name: state, ppid, pgrp, session, ... (OSError: gone)."""
+    return pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
 def children_of(pid: int) -> list[int]:
     found = []
     for entry in pathlib.Path("/proc").iterdir():
         with contextlib.suppress(OSError, IndexError, ValueError):
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+            if entry.name.isdigit() and int(stat(entry.name)[1]) == pid:
                 found.append(int(entry.name))
     return found
 
 
-def end_children(grace: float = GRACE_SECONDS) -> list[int]:
+def end_children(grace: float = GRACE_SECONDS) -> None:
     """SIGTERM every child of this process (orphans it adopted included; what they leave is adopted in turn and
-    signalled in the next round), SIGKILL what is left after ``grace``; each reaped. Returns the pids signalled."""
-    signalled: list[int] = []
+    signalled in the next round), SIGKILL what is left after ``grace``; each reaped."""
+    signalled: set[int] = set()
     deadline = time.monotonic() + grace
-    while True:
-        running = [pid for pid in children_of(os.getpid()) if not _reaped(pid)]
-        if not running:
-            return signalled
+    while running := [pid for pid in children_of(os.getpid()) if not _reaped(pid)]:
         late = time.monotonic() > deadline
         for pid in running:
             if pid not in signalled or late:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL if late else signal.SIGTERM)
-                signalled.append(pid)
+                signalled.add(pid)
         time.sleep(0.1)
 
 

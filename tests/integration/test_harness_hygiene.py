@@ -17,7 +17,7 @@ import sys
 import time
 
 import pytest
-from harness import hygiene
+from harness import children, hygiene
 from harness.control_plane import ControlPlane, build
 from harness.hygiene import alive
 
@@ -78,7 +78,7 @@ def _marked(marker: str) -> dict[int, int]:
     for entry in pathlib.Path("/proc").iterdir():
         with contextlib.suppress(OSError):
             if entry.name.isdigit() and marker in (entry / "cmdline").read_bytes().decode(errors="replace"):
-                found[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[3])
+                found[int(entry.name)] = int(children.stat(entry.name)[3])
     return found
 
 
@@ -131,8 +131,7 @@ def test_what_a_test_orphans_is_adopted_by_the_test_run_and_ends_with_it(tmp_pat
     try:
         orphans = list(_marked(marker))
         assert len(orphans) == 1, orphans
-        parent = int(pathlib.Path(f"/proc/{orphans[0]}/stat").read_text().rsplit(")", 1)[1].split()[1])
-        assert parent == probe.pid   # adopted by the test run, not by init
+        assert int(children.stat(orphans[0])[1]) == probe.pid   # adopted by the test run, not by init
         probe.send_signal(signal.SIGTERM)
         output = probe.communicate(timeout=120)[0]
         assert _none_left(marker) == {}, output[-2000:]
