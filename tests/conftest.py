@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import pathlib
 import signal
+import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -25,6 +28,22 @@ os.environ.setdefault("ANSIBLE_HOME", str(ROOT / ".cache" / "ansible-home"))
 os.environ.setdefault("ANSIBLE_LOCAL_TEMP", str(ROOT / ".cache" / "ansible-home" / "tmp"))
 # Hypothesis keeps what it learns (constants of the code under test) in .hypothesis where pytest runs: the cache.
 os.environ.setdefault("HYPOTHESIS_STORAGE_DIRECTORY", str(ROOT / ".cache" / "hypothesis"))
+
+
+def _remove_run_directory(path: str, owner: int) -> None:
+    if os.getpid() == owner:   # not in a fork that inherited the handler
+        # Never into a mount a failed test left there (the hygiene check names it).
+        subprocess.run(["rm", "-rf", "--one-file-system", path], check=False)
+
+
+# Every temporary file of the run in a directory of its own, removed when the run ends, as scripts/test does for its
+# run (it sets VIRTINFRA_RUN_TMP, and so does this for the processes it starts, xdist's workers among them): an
+# ansible-playbook a test ends with a signal leaves its multiprocessing manager's pymp-* directory in TMPDIR, and
+# pytest's own tmp_path directories go there too. A short path: Unix sockets live in it (108 bytes at most).
+if not os.environ.get("VIRTINFRA_RUN_TMP"):
+    RUN_TMP = tempfile.mkdtemp(prefix="virtinfra-")
+    os.environ["TMPDIR"] = os.environ["VIRTINFRA_RUN_TMP"] = tempfile.tempdir = RUN_TMP
+    atexit.register(_remove_run_directory, RUN_TMP, os.getpid())
 for path in (str(LINK_BASE), str(TESTS)):
     if path not in sys.path:
         sys.path.insert(0, path)

@@ -10,10 +10,12 @@ import contextlib
 import json
 import os
 import pathlib
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -24,11 +26,11 @@ from harness.hygiene import alive
 HERE = pathlib.Path(__file__).resolve().parent
 
 
-def _probe(tmp_path: pathlib.Path, test: str, out: pathlib.Path) -> subprocess.Popen:
+def _probe(tmp_path: pathlib.Path, test: str, out: pathlib.Path, env: dict[str, str] | None = None) -> subprocess.Popen:
     """One test of harness_probe.py in a pytest of its own (the integration suite's conftest, no xdist)."""
     return subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
                              f"--basetemp={tmp_path / 'probe'}", f"{HERE / 'harness_probe.py'}::{test}"],
-                            env=dict(os.environ, VIRTINFRA_PROBE_OUT=str(out)), cwd=HERE.parent.parent,
+                            env=dict(env or os.environ, VIRTINFRA_PROBE_OUT=str(out)), cwd=HERE.parent.parent,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
@@ -82,11 +84,11 @@ def _marked(marker: str) -> dict[int, int]:
     return found
 
 
-def _hold_playbook(tmp_path: pathlib.Path) -> tuple[subprocess.Popen, str]:
+def _hold_playbook(tmp_path: pathlib.Path, env: dict[str, str] | None = None) -> tuple[subprocess.Popen, str]:
     """A probe whose playbook's task is running in Ansible's worker: a fork of ansible-playbook that made itself a
     session leader, which a SIGKILL of ansible-playbook would leave behind."""
     out = tmp_path / "marker.json"
-    probe = _probe(tmp_path, "test_hold_a_playbook", out)
+    probe = _probe(tmp_path, "test_hold_a_playbook", out, env)
     deadline = time.monotonic() + 120
     while not (out.exists() and any(pid == sid for pid, sid in _marked(json.loads(out.read_text())["marker"]).items())):
         assert probe.poll() is None, probe.communicate()[0][-3000:]
@@ -117,6 +119,25 @@ def test_sigkill_of_the_test_run_ends_its_playbook_and_the_playbooks_workers(tmp
     probe.kill()            # no handler runs: the kernel's parent-death signal (SIGTERM) reaches ansible-playbook
     probe.communicate(timeout=60)
     assert _none_left(marker) == {}
+
+
+def test_a_pytest_run_by_hand_keeps_its_temporary_files_in_a_directory_it_removes(tmp_path: pathlib.Path) -> None:
+    """Outside scripts/test (no VIRTINFRA_RUN_TMP), a run whose test ends a playbook with a signal leaves nothing in
+    the TMPDIR it was given: not the pymp-* directory of the playbook's multiprocessing manager, nor its own."""
+    # Not in tmp_path: the manager's Unix socket path in it must stay within 108 bytes.
+    given = pathlib.Path(tempfile.mkdtemp(prefix="given-"))
+    try:
+        env = {name: value for name, value in os.environ.items() if name != "VIRTINFRA_RUN_TMP"}
+        env["TMPDIR"] = str(given)
+        probe, marker = _hold_playbook(tmp_path, env)
+        run_directories = list(given.iterdir())
+        probe.send_signal(signal.SIGTERM)
+        output = probe.communicate(timeout=120)[0]
+        assert _none_left(marker) == {}, output[-2000:]
+        assert [d.name.startswith("virtinfra-") for d in run_directories] == [True], run_directories
+        assert list(given.iterdir()) == [], output[-2000:]
+    finally:
+        shutil.rmtree(given, ignore_errors=True)
 
 
 def test_what_a_test_orphans_is_adopted_by_the_test_run_and_ends_with_it(tmp_path: pathlib.Path) -> None:
