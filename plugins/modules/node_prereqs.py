@@ -504,6 +504,17 @@ options:
     type: str
     choices: [present, absent]
     default: present
+  cluster_info:
+    description:
+      - The result of a M(virtinfra.hyperconverged.cluster_info) call whose C(read) lists the kinds the spec reads
+        (filter C(virtinfra.hyperconverged.cluster_reads('prerequisites')) gives them). What the cluster has goes in
+        beneath the spec, which wins where it gives a value - the live NodeNetworkConfigurationPolicies as
+        C(networking.existing_policies) (a policy nmstate is still rolling out is not changed; one whose C(capture)
+        changes is deleted and created again), the SriovNetworkNodePolicies as C(sriov.existing_policies) and the
+        SriovNetworkNodeStates' C(status.interfaces) as C(sriov.node_states) by node.
+      - A result without the read of a kind the spec needs is refused, not taken for a cluster without such objects.
+      - The C(virtinfra.hyperconverged.prerequisites) role passes its C(prerequisites_cluster_info) or its own read here.
+    type: dict
 seealso:
   - module: virtinfra.hyperconverged.k8s_apply
   - module: virtinfra.hyperconverged.hco_render

@@ -257,7 +257,9 @@ def test_converge_needs_the_read_only_where_it_uses_it_and_names_the_option(tmp_
     # No prerequisites_cluster_info at all: the option is named, not the role's internal variable.
     unread = run_playbook(converge_playbook(tmp_path, control_plane, value, None))
     assert unread.returncode != 0
-    assert "prerequisites_cluster_info: the spec has networking or sriov" in unread.stdout, unread.stdout
+    assert ("cluster_info: the spec has networking and sriov, so it is computed against the cluster's live "
+            "NodeNetworkConfigurationPolicy, SriovNetworkNodePolicy, SriovNetworkNodeState objects, and no read of them "
+            "was given (prerequisites_cluster_info in the prerequisites role") in unread.stdout, unread.stdout
     assert "prerequisites_cluster' is undefined" not in unread.stdout
     # A read that lists the policies but not the node states: refused, not taken for a cluster without any.
     partial: dict[str, dict[str, list[dict]]] = {
@@ -265,7 +267,8 @@ def test_converge_needs_the_read_only_where_it_uses_it_and_names_the_option(tmp_
                     "sriovnetwork.openshift.io/v1/SriovNetworkNodePolicy": []}}
     short = run_playbook(converge_playbook(tmp_path, control_plane, value, partial))
     assert short.returncode != 0
-    assert "lack sriovnetwork.openshift.io/v1/SriovNetworkNodeState (the spec has sriov)" in short.stdout, short.stdout
+    assert ("lack sriovnetwork.openshift.io/v1/SriovNetworkNodeState (the spec has sriov; prerequisites_cluster_info "
+            "in the prerequisites role)") in short.stdout, short.stdout
     assert server_writes(control_plane, mark) == []
     # Without live reads it needs no read (older ansible-core evaluates every task var: none may insist on one).
     unneeded = run_playbook(converge_playbook(tmp_path, control_plane, value, None),
