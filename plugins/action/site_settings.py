@@ -20,6 +20,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_com
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import Host, nodes_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
 
 PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir")
@@ -116,6 +117,7 @@ class ActionModule(ControllerAction):
         result = {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
                   "origins": origins, "prereqs": plan.prereqs, "hyperconverged": plan.hyperconverged,
                   "expanded": plan.expanded, "render": plan.render,
+                  "reads": site_reads(values["state"], removal_spec, plan.prereqs, plan.expanded, plan.render),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
         if plan.warnings:
             result["warnings"] = list(plan.warnings)

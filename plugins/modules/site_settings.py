@@ -151,4 +151,13 @@ render:
     the site keeps it as C(site_render).
   returned: success
   type: dict
+reads:
+  description:
+    - What the site's one read of the cluster asks for, from the plan (the site keeps it as C(site_reads)) -
+      C(kinds) and C(read) as M(virtinfra.hyperconverged.cluster_info) takes them (every kind a configuration
+      writes and those the hyperconverged role checks; the live objects the prerequisites are checked against), and
+      C(needs), for each ownership mode (C(hco), C(standalone)), the C(apiVersion/kind) keys of cluster_info's
+      C(served) that must be served before the site writes anything (none for a removal).
+  returned: success
+  type: dict
 """

@@ -283,5 +283,5 @@ INTERNAL = frozenset({
     "site_manifests", "site_written", "site_rendered_count", "site_plan", "site_workload", "site_changed_prereqs",
     "site_changed_kubevirt", "site_swap_nodes", "site_drift_total", "site_drifted", "site_warnings", "site_expanded", "site_render",
     "site_account_written", "site_account_read", "site_settings", "site_cluster", "site_run_mode", "site_missing", "site_unchecked",
-    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources", "site_operators",
+    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources", "site_operators", "site_reads",
 })
