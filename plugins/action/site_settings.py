@@ -117,7 +117,7 @@ class ActionModule(ControllerAction):
         result = {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
                   "origins": origins, "prereqs": plan.prereqs, "hyperconverged": plan.hyperconverged,
                   "expanded": plan.expanded, "render": plan.render,
-                  "reads": site_reads(values["state"], removal_spec, plan.prereqs, plan.expanded, plan.render),
+                  "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
         if plan.warnings:
             result["warnings"] = list(plan.warnings)

@@ -13,14 +13,17 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import kinds_of
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import Plan
 
 
-def site_reads(state: str, prereqs_spec: t.Mapping[str, t.Any], prereqs: t.Mapping[str, t.Any],
-               expanded: t.Mapping[str, t.Any], render: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+def site_reads(state: str, prereqs_spec: t.Mapping[str, t.Any], plan: Plan) -> dict[str, t.Any]:
     """``kinds`` and ``read`` as cluster_info takes them, and ``needs``: for each mode (``hco``, ``standalone``) the
     ``apiVersion/kind`` keys of cluster_info's ``served`` that what the site writes in that mode needs (none for a
-    removal). ``prereqs_spec`` is the spec of the site's state (its removal spec for a removal); the rest is the
-    plan's."""
+    removal). ``prereqs_spec`` is the spec of the site's state (its removal spec for a removal); ``plan`` is the
+    site's plan, made without a problem."""
+    prereqs, expanded, render = plan.prereqs, plan.expanded, plan.render
+    if prereqs is None or expanded is None or render is None:
+        raise ValueError("a plan with problems has no reads")
     present = state == "present"
     written = list(prereqs["objects"]) + [expanded["hyperconverged"]] + list(render["operands"]) + list(
         expanded.get("objects") or [])

@@ -26,13 +26,10 @@ def with_live(spec: t.Mapping[str, t.Any], cluster_info: t.Mapping[str, t.Any]) 
     needed = ([("networking", NETWORKING_READS)] if spec.get("networking") else []) + (
         [("sriov", SRIOV_READS)] if spec.get("sriov") else [])
     objects = cluster_info.get("objects")
-    if needed and not isinstance(objects, t.Mapping):
-        raise PrerequisiteError([FieldError(WHERE, (
-            f"the spec has {' and '.join(section for section, _kinds in needed)}, so it is computed against the "
-            f"cluster's live {', '.join(kind for _section, kinds in needed for _version, kind in kinds)} objects, and "
-            f"no read of them was given ({ROLE_NAME} in the prerequisites role: the result of a cluster_info call "
-            "whose read is filter cluster_reads('prerequisites'); or use the role's main entry point, which reads "
-            "them itself)"), "prerequisites")])
+    if not isinstance(objects, t.Mapping):
+        objects = {}
+        if needed:
+            raise PrerequisiteError([FieldError(WHERE, _unread(needed), "prerequisites")])
     found: dict[Kind, list[t.Any]] = {}
     errors = []
     for section, kinds in needed:
@@ -55,6 +52,14 @@ def with_live(spec: t.Mapping[str, t.Any], cluster_info: t.Mapping[str, t.Any]) 
         if states:
             live["sriov"]["node_states"] = {_name(s): _interfaces(s) for s in states}
     return _beneath(live, spec)
+
+
+def _unread(needed: list[tuple[str, tuple[Kind, ...]]]) -> str:
+    return (f"the spec has {' and '.join(section for section, _kinds in needed)}, so it is computed against the "
+            f"cluster's live {', '.join(kind for _section, kinds in needed for _version, kind in kinds)} objects, and "
+            f"no read of them was given ({ROLE_NAME} in the prerequisites role: the result of a cluster_info call "
+            "whose read is filter cluster_reads('prerequisites'); or use the role's main entry point, which reads "
+            "them itself)")
 
 
 def _name(state: t.Mapping[str, t.Any]) -> t.Any:

@@ -5,9 +5,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import Plan, site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
 
 WORKER = {"node-role.kubernetes.io/worker": ""}
@@ -28,7 +30,7 @@ def reads(state="present", **provided):
     removal_spec = for_removal(spec)[0] if state == "absent" else spec
     plan = site_plan(site_values.effective(settings), hyperconverged, spec, removal_spec, NODES)
     assert plan.problems == ()
-    return site_reads(state, removal_spec, plan.prereqs, plan.expanded, plan.render)
+    return site_reads(state, removal_spec, plan)
 
 
 BRIDGE = {"site_vm_bridge_nic": "eno2", "site_vm_vlans": "100",
@@ -68,3 +70,8 @@ def test_a_removal_needs_nothing_served_and_reads_what_its_own_spec_checks():
     assert found["kinds"] == ROLE_KINDS
     assert found["needs"] == {"hco": [], "standalone": []}
     assert found["read"] == []    # the VM bridge is kept by a removal: no networking left to check
+
+
+def test_a_plan_with_problems_has_no_reads():
+    with pytest.raises(ValueError):
+        site_reads("present", {}, Plan(problems=("site_vm_vlans: bad",)))

@@ -7,6 +7,7 @@ that lacks a kind."""
 from __future__ import annotations
 
 import copy
+import typing as t
 
 import pytest
 
@@ -20,9 +21,9 @@ STATE = "sriovnetwork.openshift.io/v1/SriovNetworkNodeState"
 WORKER = {"node-role.kubernetes.io/worker": ""}
 BRIDGE = {"name": "br1", "ports": ["eno2"], "vlans": [{"min": 100, "max": 100}], "node_selector": WORKER,
           "networks": [{"name": "net100", "namespace": "vms", "vlan": 100}]}
-SPEC = {"platform": "kubernetes", "version": "1.33", "hco_namespace": "kubevirt-hyperconverged",
-        "nodes": [{"name": "w1", "memory": "64Gi", "labels": WORKER, "taints": []}],
-        "networking": {"bridges": [BRIDGE]}}
+SPEC: dict[str, t.Any] = {
+    "platform": "kubernetes", "version": "1.33", "hco_namespace": "kubevirt-hyperconverged",
+    "nodes": [{"name": "w1", "memory": "64Gi", "labels": WORKER, "taints": []}], "networking": {"bridges": [BRIDGE]}}
 NICS = [{"name": "ens803f0", "vendor": "8086", "deviceID": "158b", "pciAddress": "0000:86:00.0", "totalvfs": 64}]
 
 
