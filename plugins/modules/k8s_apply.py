@@ -223,7 +223,7 @@ options:
   wait:
     description:
       - Wait until CustomResourceDefinitions written by this call are Established, and until the API server's
-        discovery lists their kinds (it can lag behind the condition), before using those kinds; each for up to
+        discovery lists their kinds (it can lag behind the condition), before using those kinds; both within one
         O(wait_timeout).
     type: bool
     default: true

@@ -62,19 +62,23 @@ def write_one(ctx: Context, step: Step) -> Step:
     return step.but(action=action, result=result, changes=step.changes if same else tuple(diff(strip(step.live), written)))
 
 
-def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> list[Step]:
-    """Wait for the CRDs written, then plan what waited for them (or for a Namespace of this run)."""
+def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step],
+                         clock: t.Callable[[], float] = time.monotonic,
+                         sleep: t.Callable[[float], None] = time.sleep) -> list[Step]:
+    """Wait for the CRDs written, then plan what waited for them (or for a Namespace of this run). The Established
+    condition and discovery's listing share one wait_timeout."""
+    deadline = clock() + ctx.options.wait_timeout
     written_crds = [s for s in steps if s.kind == "CustomResourceDefinition" and s.action in WRITES]
     if written_crds and ctx.options.wait:
         specs = [WaitSpec(CRD_API_VERSION, "CustomResourceDefinition", s.name, None, condition_type="Established")
                  for s in written_crds]
-        wait_for_all(ctx.connection, ctx.discovery, specs, ctx.options.wait_timeout)
+        wait_for_all(ctx.connection, ctx.discovery, specs, max(0.0, deadline - clock()))
     deferred = [p for p, s in enumerate(steps) if s.deferred]
     if not deferred:
         return steps
     unserved = [steps[p] for p in deferred if steps[p].resource is None]
     if unserved:
-        until_served(ctx, unserved)
+        until_served(ctx, unserved, deadline=deadline, clock=clock, sleep=sleep)
     problems: list[Problem] = []
     ready: list[tuple[int, Target]] = []
     for position in deferred:
@@ -99,17 +103,20 @@ def _after_prerequisites(ctx: Context, planner: Planner, steps: list[Step]) -> l
     return steps
 
 
-def until_served(ctx: Context, steps: t.Sequence[Step], clock: t.Callable[[], float] = time.monotonic,
-                 sleep: t.Callable[[float], None] = time.sleep) -> None:
-    """Read discovery again until it lists the kinds of ``steps`` (their CRDs were written by this run), for up to
-    wait_timeout when the call waits. A CRD's Established condition does not mean discovery lists its kind yet:
-    kube-apiserver updates discovery from a queue of its own (kubernetes, staging/src/k8s.io/apiextensions-apiserver/
-    pkg/apiserver/customresource_discovery_controller.go, DiscoveryController), and on a busy server the kind can be
-    missing for a moment after the condition is True. A kind still missing at the deadline is reported by the
-    caller."""
-    deadline = clock() + (ctx.options.wait_timeout if ctx.options.wait else 0)
+def until_served(ctx: Context, steps: t.Sequence[Step], deadline: float | None = None,
+                 clock: t.Callable[[], float] = time.monotonic, sleep: t.Callable[[float], None] = time.sleep) -> None:
+    """Read discovery again until it lists the kinds of ``steps`` (their CRDs were written by this run), until
+    ``deadline`` (by ``clock``; wait_timeout from now without one) when the call waits, once otherwise. A CRD's
+    Established condition does not mean discovery lists its kind yet: kube-apiserver updates discovery from a queue
+    of its own (kubernetes, staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/
+    customresource_discovery_controller.go, DiscoveryController), and on a busy server the kind can be missing for a
+    moment after the condition is True. A kind still missing at the deadline is reported by the caller."""
+    if not ctx.options.wait:
+        deadline = clock()
+    elif deadline is None:
+        deadline = clock() + ctx.options.wait_timeout
     while True:
         ctx.discovery.refresh()
         if all(ctx.discovery.find(s.api_version, s.kind) is not None for s in steps) or clock() >= deadline:
             return
-        sleep(0.5)
+        sleep(min(0.5, deadline - clock()))

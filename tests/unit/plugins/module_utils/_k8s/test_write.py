@@ -8,13 +8,20 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+import pytest
 from k8s_fakes import FakeAPI, Resources, context, item, path
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import write as write_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery, Resource
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import PARENT_RANK, Step
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.plan import Planner
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.write import until_served, write, write_one
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.write import (
+    PrerequisitesRefused,
+    until_served,
+    write,
+    write_one,
+)
 
 
 def planned(name: str, index: int, action: str = "created", **decided):
@@ -121,3 +128,29 @@ def test_a_kind_discovery_never_lists_is_given_up_at_wait_timeout_and_not_waited
     unwaited, discovery = lagging(100, wait=False)
     until_served(unwaited, [widget()], clock=clock, sleep=clock.sleep)
     assert discovery.reads == 1 and clock.now == 3.0
+
+
+def test_the_established_wait_and_the_discovery_wait_share_one_wait_timeout(monkeypatch):
+    clock = Clock()
+    ctx, discovery = lagging(100, wait_timeout=3)
+    given: list[float] = []
+
+    def established_after_two_seconds(_connection, _discovery, specs, timeout):
+        given.append(timeout)
+        clock.sleep(2.0)
+    monkeypatch.setattr(write_module, "wait_for_all", established_after_two_seconds)
+    crd = item("widgets.test.virtinfra.io", action="created").but(
+        api_version="apiextensions.k8s.io/v1", kind="CustomResourceDefinition")
+    with pytest.raises(PrerequisitesRefused) as refused:
+        write_module._after_prerequisites(ctx, Planner(ctx), [crd, widget()], clock=clock, sleep=clock.sleep)
+    assert [p.message for p in refused.value.problems] == [
+        "still not served after its CustomResourceDefinition was created"]
+    # The condition had 3 s; discovery the 1 s left of them, not 3 more.
+    assert given == [3.0] and clock.now == 3.0 and discovery.reads == 3
+
+
+def test_a_deadline_already_passed_reads_discovery_once():
+    clock = Clock()
+    ctx, discovery = lagging(100, wait_timeout=3)
+    until_served(ctx, [widget()], deadline=-1.0, clock=clock, sleep=clock.sleep)
+    assert discovery.reads == 1 and clock.now == 0.0
