@@ -12,7 +12,7 @@ import pathlib
 import sys
 import textwrap
 
-import ansible_runner
+from harness.runner_job import run_job
 from test_k8s_apply import server_writes
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -54,17 +54,11 @@ def test_a_secret_applied_in_an_awx_style_job_never_reaches_its_events(tmp_path,
     envvars = {"K8S_AUTH_HOST": control_plane.server, "K8S_AUTH_API_KEY": control_plane.admin_token,
                "K8S_AUTH_VERIFY_SSL": "True", "K8S_AUTH_SSL_CA_CERT": str(ca),
                "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".cache" / "collections"), "ANSIBLE_NOCOLOR": "1"}
-    events: list[dict] = []
-
-    def keep(event: dict) -> bool:
-        events.append(event)
-        return True
-
     (tmp_path / "runner").mkdir()
-    run = ansible_runner.run(private_data_dir=str(tmp_path / "runner"), project_dir=str(project), playbook="job.yml",
-                             envvars=envvars, extravars={"new_password": NEW_VALUE}, verbosity=3, quiet=True,
-                             event_handler=keep, cmdline="--diff")
-    assert run.status == "successful", run.stdout.read()
+    run = run_job(private_data_dir=str(tmp_path / "runner"), project_dir=str(project), playbook="job.yml",
+                  envvars=envvars, extravars={"new_password": NEW_VALUE}, verbosity=3, cmdline="--diff")
+    assert run.status == "successful", run.stdout
+    events = run.events
 
     # Everything the job leaves: events, stdout, status. ansible-runner's own "command" file records the process
     # environment the credential was injected into (AWX keeps it out of the job's output): not ours to check.
@@ -101,14 +95,13 @@ def test_an_awx_kubernetes_credential_switches_the_site_to_apply_mode(tmp_path, 
     inventory = ROOT / "examples" / "inventory" / "hosts.yml"
     runs = []
     for attempt in ("first", "second"):
-        events: list[dict] = []
         mark = control_plane.audit_offset()
         data = tmp_path / attempt
         data.mkdir()
-        run = ansible_runner.run(private_data_dir=str(data), project_dir=str(ROOT / "playbooks"), playbook="site.yml",
-                                 inventory=[str(inventory), "localhost,"], limit="localhost", envvars=envvars,
-                                 extravars=survey, verbosity=3, quiet=True,
-                                 event_handler=lambda e, sink=events: sink.append(e) or True)
+        run = run_job(private_data_dir=str(data), project_dir=str(ROOT / "playbooks"), playbook="site.yml",
+                      inventory=[str(inventory), "localhost,"], limit="localhost", envvars=envvars,
+                      extravars=survey, verbosity=3)
+        events = run.events
         stored = "".join(path.read_text(errors="replace") for path in (data / "artifacts").rglob("*")
                          if path.is_file() and path.name != "command")
         assert run.status == "successful", stored[-6000:]

@@ -13,8 +13,8 @@ import shutil
 import sys
 import typing as t
 
-import ansible_runner
 import yaml
+from harness.runner_job import run_job
 from test_render_playbook import run_playbook
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -44,9 +44,9 @@ def awx_job(tmp_path: pathlib.Path, name: str, answers: t.Mapping[str, str]) -> 
              "ansible_python_interpreter": sys.executable}
     envvars = {"K8S_AUTH_HOST": "https://kubernetes.invalid:6443", "K8S_AUTH_API_KEY": "not-used-in-render-mode",
                "ANSIBLE_COLLECTIONS_PATH": str(ROOT / ".cache" / "collections"), "ANSIBLE_NOCOLOR": "1"}
-    run = ansible_runner.run(private_data_dir=str(data), project_dir=str(ROOT / "playbooks"), playbook="site.yml",
-                             envvars=envvars, extravars=extra, verbosity=1, quiet=True)
-    stdout = run.stdout.read()
+    run = run_job(private_data_dir=str(data), project_dir=str(ROOT / "playbooks"), playbook="site.yml",
+                  envvars=envvars, extravars=extra, verbosity=1)
+    stdout = run.stdout
     assert run.status == "successful", stdout[-6000:]
     # Verbosity 1 says where each setting came from.
     source = "survey answer (site_survey_overcommit_percent)" if "site_survey_overcommit_percent" in answers \
