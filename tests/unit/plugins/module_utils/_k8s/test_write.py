@@ -154,3 +154,20 @@ def test_a_deadline_already_passed_reads_discovery_once():
     ctx, discovery = lagging(100, wait_timeout=3)
     until_served(ctx, [widget()], deadline=-1.0, clock=clock, sleep=clock.sleep)
     assert discovery.reads == 1 and clock.now == 0.0
+
+
+def test_a_clock_that_passes_the_deadline_between_reads_never_asks_for_a_negative_pause():
+    class Ticking(Clock):
+        def __call__(self) -> float:
+            self.now += 0.3   # each read of the clock takes time, as on a loaded machine
+            return self.now
+
+    clock = Ticking()
+    ctx, _discovery = lagging(100, wait_timeout=1)
+    pauses: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        pauses.append(seconds)
+        clock.sleep(seconds)
+    until_served(ctx, [widget()], deadline=0.5, clock=clock, sleep=sleep)
+    assert pauses and all(pause >= 0 for pause in pauses)
