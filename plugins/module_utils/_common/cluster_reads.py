@@ -25,7 +25,14 @@ SRIOV_READS: tuple[Kind, ...] = (
     ("sriovnetwork.openshift.io/v1", "SriovNetworkNodePolicy"),
     ("sriovnetwork.openshift.io/v1", "SriovNetworkNodeState"),
 )
+# Each section of the prerequisites spec that is checked against live objects, with the kinds it reads.
+PREREQUISITE_READS: dict[str, tuple[Kind, ...]] = {"networking": NETWORKING_READS, "sriov": SRIOV_READS}
 STAGES = ("hyperconverged", "prerequisites")
+
+
+def prerequisite_reads(spec: t.Mapping[str, t.Any] | None) -> list[tuple[str, tuple[Kind, ...]]]:
+    """The sections ``spec`` has (a section that is absent or empty reads nothing), each with the kinds it reads."""
+    return [(section, kinds) for section, kinds in PREREQUISITE_READS.items() if (spec or {}).get(section)]
 
 
 def cluster_reads(stage: str, spec: t.Mapping[str, t.Any] | None = None) -> dict[str, list[dict[str, str]]]:
@@ -38,8 +45,7 @@ def cluster_reads(stage: str, spec: t.Mapping[str, t.Any] | None = None) -> dict
     if stage == "hyperconverged":
         kinds = HYPERCONVERGED_KINDS
     else:
-        spec = spec or {}
-        read = (NETWORKING_READS if spec.get("networking") else ()) + (SRIOV_READS if spec.get("sriov") else ())
+        read = tuple(kind for _section, kinds in prerequisite_reads(spec) for kind in kinds)
     return {"kinds": [_entry(k) for k in kinds], "read": [_entry(k) for k in read]}
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import typing as t
 
-from .._common.cluster_reads import NETWORKING_READS, SRIOV_READS, Kind
+from .._common.cluster_reads import NETWORKING_READS, SRIOV_READS, Kind, prerequisite_reads
 from .._common.errors import FieldError
 from .common import PrerequisiteError
 
@@ -23,8 +23,7 @@ ROLE_NAME = "prerequisites_cluster_info"
 
 def with_live(spec: t.Mapping[str, t.Any], cluster_info: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """``spec`` with the live objects of ``cluster_info`` (a cluster_info result) beneath what it gives."""
-    needed = ([("networking", NETWORKING_READS)] if spec.get("networking") else []) + (
-        [("sriov", SRIOV_READS)] if spec.get("sriov") else [])
+    needed = prerequisite_reads(spec)
     objects = cluster_info.get("objects")
     if not isinstance(objects, t.Mapping):
         objects = {}
@@ -44,9 +43,10 @@ def with_live(spec: t.Mapping[str, t.Any], cluster_info: t.Mapping[str, t.Any]) 
     if errors:
         raise PrerequisiteError(errors)
     live: dict[str, t.Any] = {}
-    if spec.get("networking"):
+    sections = dict(needed)
+    if "networking" in sections:
         live["networking"] = {"existing_policies": found[NETWORKING_READS[0]]}
-    if spec.get("sriov"):
+    if "sriov" in sections:
         policies, states = (found[kind] for kind in SRIOV_READS)
         live["sriov"] = {"existing_policies": policies}
         if states:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads, prerequisite_reads
 
 
 def test_the_hyperconverged_role_asks_which_optional_apis_are_served_and_reads_nothing():
@@ -29,6 +29,13 @@ def test_the_hyperconverged_role_asks_which_optional_apis_are_served_and_reads_n
 def test_the_prerequisites_role_reads_the_live_policies_of_the_sections_it_has(spec, expected):
     found = cluster_reads("prerequisites", spec)
     assert [k["kind"] for k in found["read"]] == expected and found["kinds"] == []
+
+
+def test_each_section_that_reads_is_named_with_its_kinds():
+    found = prerequisite_reads({"sriov": {"policies": [{}]}, "networking": {"bridges": [{}]}, "storage": {"pools": [{}]}})
+    assert [(section, [kind for _version, kind in kinds]) for section, kinds in found] == [
+        ("networking", ["NodeNetworkConfigurationPolicy"]),
+        ("sriov", ["SriovNetworkNodePolicy", "SriovNetworkNodeState"])]
 
 
 def test_an_unknown_stage_names_the_stages():
