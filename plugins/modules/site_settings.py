@@ -157,7 +157,8 @@ reads:
       C(kinds) and C(read) as M(virtinfra.hyperconverged.cluster_info) takes them (every kind a configuration
       writes and those the hyperconverged role checks; the live objects the prerequisites are checked against), and
       C(needs), for each ownership mode (C(hco), C(standalone)), the C(apiVersion/kind) keys of cluster_info's
-      C(served) that must be served before the site writes anything (none for a removal).
+      C(served) that must be served before the site writes anything, each with the line that says what to install
+      for it (none for a removal).
   returned: success
   type: dict
 """

@@ -12,15 +12,15 @@ from __future__ import annotations
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import kinds_of
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import install_lines, kinds_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import Plan
 
 
 def site_reads(state: str, prereqs_spec: t.Mapping[str, t.Any], plan: Plan) -> dict[str, t.Any]:
     """``kinds`` and ``read`` as cluster_info takes them, and ``needs``: for each mode (``hco``, ``standalone``) the
-    ``apiVersion/kind`` keys of cluster_info's ``served`` that what the site writes in that mode needs (none for a
-    removal). ``prereqs_spec`` is the spec of the site's state (its removal spec for a removal); ``plan`` is the
-    site's plan, made without a problem."""
+    ``apiVersion/kind`` keys of cluster_info's ``served`` that what the site writes in that mode needs, each with the
+    line that says what to install for it (none for a removal). ``prereqs_spec`` is the spec of the site's state
+    (its removal spec for a removal); ``plan`` is the site's plan, made without a problem."""
     prereqs, expanded, render = plan.prereqs, plan.expanded, plan.render
     if prereqs is None or expanded is None or render is None:
         raise ValueError("a plan with problems has no reads")
@@ -31,6 +31,5 @@ def site_reads(state: str, prereqs_spec: t.Mapping[str, t.Any], plan: Plan) -> d
         cluster_reads("hyperconverged")["kinds"]
     by_mode = {"hco": list(prereqs["objects"]) + [expanded["hyperconverged"]],
                "standalone": list(prereqs["objects"]) + list(render["operands"])}
-    needs = {mode: [f"{version}/{kind}" for version, kind in kinds_of(objects)] if present else []
-             for mode, objects in by_mode.items()}
+    needs = {mode: install_lines(objects) if present else {} for mode, objects in by_mode.items()}
     return {"kinds": kinds, "read": cluster_reads("prerequisites", prereqs_spec)["read"], "needs": needs}

@@ -43,14 +43,18 @@ def kinds_of(objects: t.Iterable[t.Mapping[str, t.Any]]) -> list[tuple[str, str]
     return list(seen)
 
 
-def unserved(objects: t.Iterable[t.Mapping[str, t.Any]], served: t.Mapping[str, bool]) -> list[str]:
-    """One line per kind the server does not serve, naming what provides it; ``served`` is keyed
-    ``apiVersion/kind`` (the cluster_info module's ``served``)."""
-    lines = []
+def install_lines(objects: t.Iterable[t.Mapping[str, t.Any]]) -> dict[str, str]:
+    """Each kind of ``objects`` once, in first-seen order, keyed ``apiVersion/kind`` as the cluster_info module's
+    ``served`` is, with the line that names what provides it."""
+    lines = {}
     for api_version, kind in kinds_of(objects):
-        if served.get(f"{api_version}/{kind}", True):
-            continue
         group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
         provider = PROVIDERS.get(group, f"the operator that serves {group or 'the core API'}")
-        lines.append(f"{kind} ({api_version}): install {provider}")
+        lines[f"{api_version}/{kind}"] = f"{kind} ({api_version}): install {provider}"
     return lines
+
+
+def unserved(objects: t.Iterable[t.Mapping[str, t.Any]], served: t.Mapping[str, bool]) -> list[str]:
+    """One line per kind the server does not serve, naming what provides it; ``served`` is keyed
+    ``apiVersion/kind`` (the cluster_info module's ``served``); a kind it does not list counts as served."""
+    return [line for key, line in install_lines(objects).items() if not served.get(key, True)]

@@ -52,6 +52,8 @@ def test_each_mode_needs_what_it_writes_and_nothing_the_other_mode_writes():
     assert KUBEVIRT in needs["standalone"] and HCO not in needs["standalone"]
     # The prerequisites are written in both modes; the preset's instance types in neither (deferred, not refused).
     assert NNCP_KEY in needs["hco"] and NNCP_KEY in needs["standalone"]
+    # Each with what to install for it.
+    assert needs["standalone"][KUBEVIRT] == "KubeVirt (kubevirt.io/v1): install KubeVirt (virt-operator)"
     assert not any(key.startswith("instancetype.kubevirt.io/") for mode in needs.values() for key in mode)
 
 
@@ -68,7 +70,7 @@ def test_a_spec_without_networking_reads_no_live_policy():
 def test_a_removal_needs_nothing_served_and_reads_what_its_own_spec_checks():
     found = reads("absent", **BRIDGE)
     assert found["kinds"] == ROLE_KINDS
-    assert found["needs"] == {"hco": [], "standalone": []}
+    assert found["needs"] == {"hco": {}, "standalone": {}}
     assert found["read"] == []    # the VM bridge is kept by a removal: no networking left to check
 
 
