@@ -3,6 +3,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import typing as t
 
 import pytest
@@ -51,3 +54,18 @@ def test_ready_waits_for_the_kind_s_own_readiness_and_stale_conditions_wait():
     stale = WaitSpec("v1", "X", "x", condition_type="Available")
     assert stale.evaluate({"metadata": {"generation": 2}, "status": {
         "observedGeneration": 1, "conditions": [{"type": "Available", "status": "True"}]}}) is None
+
+def test_a_jsonpath_wait_without_jsonpath_ng_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "jsonpath_ng.ext", None)   # what an import of a missing package meets
+    with pytest.raises(WaitFailed, match="jsonpath waits need the jsonpath-ng Python package"):
+        no_server: t.Any = None
+        wait_for_all(no_server, no_server, [WaitSpec("v1", "X", "x", jsonpath="{.status.phase}")], timeout=1)
+
+
+def test_loading_the_module_does_not_import_jsonpath_ng():
+    # jsonpath-ng costs 10-15 ms to import; only a jsonpath wait needs it.
+    code = ("import sys; import ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits; "
+            "print('jsonpath_ng' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.stdout.strip() == "False"
