@@ -55,6 +55,7 @@ def test_ready_waits_for_the_kind_s_own_readiness_and_stale_conditions_wait():
     assert stale.evaluate({"metadata": {"generation": 2}, "status": {
         "observedGeneration": 1, "conditions": [{"type": "Available", "status": "True"}]}}) is None
 
+
 def test_a_jsonpath_wait_without_jsonpath_ng_says_what_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "jsonpath_ng.ext", None)   # what an import of a missing package meets
     with pytest.raises(WaitFailed, match="jsonpath waits need the jsonpath-ng Python package"):
