@@ -9,15 +9,8 @@ from __future__ import annotations
 
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.merge import merge
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_values import Settings, effective
-
-
-def merge(base: dict[str, t.Any], over: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    merged = dict(base)
-    for key, value in over.items():
-        merged[key] = merge(merged[key], value) if isinstance(value, dict) and isinstance(merged.get(key), dict) \
-            else value
-    return merged
 
 
 def compose(settings: Settings, nodes: list[dict[str, t.Any]]) -> tuple[dict[str, t.Any], dict[str, t.Any]]:

@@ -14,6 +14,7 @@ import dataclasses
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.merge import merge
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -21,7 +22,6 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._preset_expansion import expand_preset
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_result
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import merge
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of
 
 # Every part of the plan depends on these: with one of them refused, planning would only repeat the refusal.

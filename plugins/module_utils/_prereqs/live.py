@@ -14,6 +14,7 @@ import typing as t
 
 from .._common.cluster_reads import NETWORKING_READS, SRIOV_READS, Kind, prerequisite_reads
 from .._common.errors import FieldError
+from .._common.merge import merge
 from .common import PrerequisiteError
 
 # The option's name as the module takes it, and as the prerequisites role's user writes it.
@@ -51,7 +52,7 @@ def with_live(spec: t.Mapping[str, t.Any], cluster_info: t.Mapping[str, t.Any]) 
         live["sriov"] = {"existing_policies": policies}
         if states:
             live["sriov"]["node_states"] = {_name(s): _interfaces(s) for s in states}
-    return _beneath(live, spec)
+    return merge(live, spec)
 
 
 def _unread(needed: list[tuple[str, tuple[Kind, ...]]]) -> str:
@@ -70,13 +71,3 @@ def _interfaces(state: t.Mapping[str, t.Any]) -> t.Any:
     # What the operator found on the node (SriovNetworkNodeState status.interfaces); none yet is an empty list.
     status = state.get("status")
     return status.get("interfaces", []) if isinstance(status, t.Mapping) else []
-
-
-def _beneath(live: t.Mapping[str, t.Any], given: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    """``given`` merged over ``live``, mapping into mapping; anything else ``given`` has wins whole."""
-    merged = dict(live)
-    for key, value in given.items():
-        below = merged.get(key)
-        merged[key] = (_beneath(below, value) if isinstance(below, t.Mapping) and isinstance(value, t.Mapping)
-                       else value)
-    return merged
