@@ -15,6 +15,8 @@ from harness.control_plane import ControlPlane, build
 from test_k8s_apply import apply, server_writes
 from test_k8s_apply_safety import config_map
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection
+
 
 @pytest.fixture
 def namespace(control_plane, request) -> str:
@@ -160,3 +162,23 @@ def test_a_429_storm_from_priority_and_fairness_is_ridden_out(storm):
     assert {name.rpartition("/")[2] for name in listed} >= written
     print(f"{len(turned_away)} requests turned away with 429 ({len(events)} in all); "
           f"paths: {sorted({urllib.parse.urlsplit(e['requestURI']).path.split('/')[-2] for e in turned_away})[:5]}")
+
+
+def test_a_list_over_128_kib_comes_gzipped_from_the_api_server_and_reads_as_the_plain_one(control_plane, namespace):
+    # kube-apiserver compresses an answer over 128 KiB for a client that accepts gzip (k8s.io/apiserver v0.34,
+    # pkg/endpoints/handlers/responsewriters/writers.go, defaultGzipThresholdBytes); 200 ConfigMaps of 1 KiB are.
+    objects = [{**config_map(namespace, f"cm-{i:03d}"), "data": {"k": f"{i:03d}" * 342}} for i in range(200)]
+    assert apply(control_plane, objects, apply_set="zipped", apply_set_namespace=namespace)["counts"] == {
+        "created": 200}
+    again = apply(control_plane, objects, apply_set="zipped", apply_set_namespace=namespace)
+    assert not again["changed"] and again["counts"] == {"unchanged": 200}   # settled from the gzipped list
+    connection = Connection(kubeconfig=str(control_plane.kubeconfig), context="admin")
+    token = t.cast(str, connection.endpoint.authorization)
+    path = f"/api/v1/namespaces/{namespace}/configmaps"
+    zipped = connection.transport.send("GET", path, None, [("Accept-Encoding", "gzip"), ("Authorization", token)], 30)
+    plain = connection.transport.send("GET", path, None, [("Authorization", token)], 30)
+    assert (zipped[0], zipped[1]("content-encoding"), plain[1]("content-encoding")) == (200, "gzip", None)
+    items = [(o["metadata"]["name"], o.get("data")) for o in json.loads(zipped[2])["items"]]
+    assert items == [(o["metadata"]["name"], o.get("data")) for o in json.loads(plain[2])["items"]]
+    ours = [item for item in items if item[0].startswith("cm-")]   # and the apply set's parent
+    assert len(ours) == 200 and ours[7] == ("cm-007", {"k": "007" * 342})

@@ -212,7 +212,12 @@ class Connection:
         target = self._path_prefix + path
         if query:
             target += "?" + self._query_string(query)
-        headers = [("Accept", accept), ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
+        # gzip as client-go asks for it (Go's transport does unless DisableCompression): kube-apiserver compresses
+        # an answer over 128 KiB only (k8s.io/apiserver pkg/endpoints/handlers/responsewriters/writers.go,
+        # defaultGzipThresholdBytes, at level 1), so a LIST of thousands of objects crosses the network in a
+        # fourteenth of its size and the transport decompresses it (transport.py: decoded).
+        headers = [("Accept", accept), ("Accept-Encoding", "gzip"), ("User-Agent", "virtinfra.hyperconverged"),
+                   *self._impersonation]
         token = self._bearer()
         if token:
             headers.append(("Authorization", token))

@@ -10,6 +10,7 @@ that replays a scripted sequence of responses (the one place a stand-in is used)
 from __future__ import annotations
 
 import base64
+import gzip
 import http.server
 import json
 import os
@@ -281,6 +282,46 @@ def test_a_proxy_carries_the_requests_and_no_proxy_goes_around_it(scripted):
     around = Connection(host=proxy, api_key="t", proxy="http://127.0.0.1:9", no_proxy="127.0.0.1", retries=0)
     assert around.request("GET", "/version") == {}
     assert Script.seen[1][1] == "/version"
+
+
+class Gzipping(http.server.BaseHTTPRequestHandler):
+    """Compresses its answer when the request accepts gzip, as kube-apiserver does over 128 KiB; records what each
+    request accepted."""
+
+    accepted: t.ClassVar[list[str | None]] = []
+
+    def do_GET(self) -> None:
+        type(self).accepted.append(self.headers.get("Accept-Encoding"))
+        data = json.dumps({"items": [{"name": f"cm-{i}"} for i in range(3000)]}).encode()
+        self.send_response(200)
+        if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            data = gzip.compress(data)
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+def test_answers_are_asked_for_in_gzip_and_read_decompressed_straight_and_through_a_proxy():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Gzipping)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    Gzipping.accepted = []
+    try:
+        here = f"http://127.0.0.1:{server.server_address[1]}"
+        straight = Connection(host=here, api_key="t", retries=0)
+        proxied = Connection(host="http://kubernetes.invalid:6443", api_key="t", proxy=here, retries=0)
+        assert not straight.transport.via_proxy and proxied.transport.via_proxy
+        for connection in (straight, proxied):
+            listed = connection.request("GET", "/api/v1/configmaps")
+            assert len(listed["items"]) == 3000 and listed["items"][-1] == {"name": "cm-2999"}
+        assert [a is not None and "gzip" in a for a in Gzipping.accepted] == [True, True]
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 # ---------------------------------------------------------------- TLS, as the kubeconfig describes it

@@ -7,7 +7,10 @@ no_proxy rules and the TLS settings. (TLS through the same connections: test_cli
 from __future__ import annotations
 
 import contextlib
+import gzip
+import http.client
 import http.server
+import json
 import pathlib
 import ssl
 import subprocess
@@ -24,6 +27,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.tran
     Direct,
     TransportError,
     bypasses_proxy,
+    decoded,
     transport,
 )
 
@@ -111,6 +115,67 @@ def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(
     time.sleep(0.05)   # the server's close reaches the client
     second = direct.send("GET", "/x", None, [], 5)
     assert second[0] == 200 and port_of(second) != port_of(first)
+
+
+class Compressing(http.server.BaseHTTPRequestHandler):
+    """Answers a LIST as kube-apiserver does when the client accepts gzip: compressed and chunked. ``cut`` leaves
+    that many bytes off the end of the compressed body (a broken answer)."""
+
+    protocol_version = "HTTP/1.1"
+    cut: t.ClassVar[int] = 0
+    plain = json.dumps({"kind": "ConfigMapList", "items": [{"metadata": {"name": f"cm-{i}"}} for i in range(5000)]})
+
+    def do_GET(self) -> None:
+        data = type(self).plain.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+            data = gzip.compress(data, compresslevel=1)
+            data = data[:len(data) - type(self).cut]
+            self.send_header("Content-Encoding", "gzip")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        for start in range(0, len(data), 4096):
+            piece = data[start:start + 4096]
+            self.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+        self.wfile.write(b"0\r\n\r\n")
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+@pytest.fixture()
+def compressing():
+    Compressing.cut = 0
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Compressing)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_a_compressed_answer_is_read_as_the_server_wrote_it_and_its_connection_kept(compressing):
+    direct = transport(Endpoint(server=compressing), None, maxsize=8)
+    status, header, body = direct.send("GET", "/api/v1/configmaps", None, [("Accept-Encoding", "gzip")], 5)
+    assert (status, header("content-encoding")) == (200, "gzip")
+    assert body == Compressing.plain.encode()
+    assert direct.send("GET", "/api/v1/configmaps", None, [], 5)[2] == Compressing.plain.encode()   # not asked
+    assert len(t.cast(t.Any, direct)._idle) == 1   # one connection carried both
+
+
+def test_a_truncated_compressed_answer_is_a_transport_error(compressing):
+    Compressing.cut = 100
+    direct = transport(Endpoint(server=compressing), None, maxsize=8)
+    with pytest.raises(TransportError):
+        direct.send("GET", "/api/v1/configmaps", None, [("Accept-Encoding", "gzip")], 5)
+    assert not t.cast(t.Any, direct)._idle   # its connection is not reused
+
+
+def test_decoded_passes_identity_through_and_refuses_an_encoding_not_asked_for():
+    assert decoded(b"{}", None) == decoded(b"{}", "identity") == decoded(b"{}", "") == b"{}"
+    assert decoded(gzip.compress(b'{"a": 1}'), "GZIP ") == b'{"a": 1}'
+    with pytest.raises(http.client.HTTPException, match="not asked for: br"):
+        decoded(b"\x00", "br")
 
 
 def test_no_answer_is_a_transport_error():
