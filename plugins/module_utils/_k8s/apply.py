@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The apply pipeline, stage by stage (docs/dev/architecture.md has the map):
 
-parse → resolve → read → ownership → parent → validate → plan (dry runs) → find prunable → access
+[LISTs sent] parse → resolve → read → ownership → parent → validate → plan (dry runs) → find prunable → access
 → [write the lock's Namespace, lock, plan again] → write → prune → waits → report
 
 Local problems stop the call before its first request; problems of the plan stop it before its first write; a
@@ -29,7 +29,7 @@ from .model import FIELD_MANAGER, WRITES, Desired, Options, Problem, PruneCandid
 from .parent import parent_item, record_of, shrink
 from .parse import parse
 from .plan import Planner
-from .read import Listing, read_live
+from .read import Listing, input_scopes, read_live, scopes_of
 from .report import noteworthy, report, sized
 from .resolve import MANAGED_BY_LABEL, label, resolve
 from .secrets import Masker, secret_values
@@ -142,12 +142,21 @@ class Applier:
     def _plan(self, objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None,
               applyset: ApplySet | None, *, locked: bool) -> Plan | dict[str, t.Any]:
         ctx, options = self.ctx, self.ctx.options
-        targets, problems = self._targets(objects, origins)
+        listing = None
+        if options.state == "present" and not self._input_problems:
+            # Sent now: the server lists while the objects are parsed, resolved and labelled (read.py: Listing).
+            scopes = input_scopes(ctx, objects)
+            listing = Listing(ctx, scopes, applyset) if scopes is not None else None
+        try:
+            targets, problems = self._targets(objects, origins)
+        except BaseException:
+            if listing is not None:
+                listing.settle()   # answered before the failure is reported, so that its request count holds them
+            raise
         if options.state == "absent":
             return self._guarded(lambda: delete.run(ctx, targets, applyset))
-        listing = None
         if options.state == "present":
-            listing = Listing(ctx, targets, applyset)   # sent now: the server lists while the objects are labelled
+            listing = listing or Listing(ctx, scopes_of(targets), applyset)
             targets = [label(target, applyset) for target in targets]
         targets = read_live(ctx, targets, applyset, listing)
         if options.state == "observed":

@@ -5,8 +5,8 @@
 
 An object that is not listed is most often absent: its dry run answers 201 when it would create it, and only an
 object that exists unlabelled is then read, so no GET is spent per new object. Namespaces are always read, so that
-what lives in them can wait for them. The LISTs go out before the objects are labelled (Listing): the server
-answers while this process labels. PRIVATE.
+what lives in them can wait for them. The LISTs go out before the input is parsed (Listing, from input_scopes): the
+server answers while this process parses, resolves and labels the objects. PRIVATE.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .model import CONTAINER_KINDS, Target
 from .prune import list_members, list_scoped
 
 Key = tuple[str, str, str, str]
+Scopes = t.Mapping[Resource, t.AbstractSet[str]]   # kind -> the namespaces it is used in (none: cluster-scoped)
 T = t.TypeVar("T", bound=Target)
 
 
@@ -54,26 +55,69 @@ def _members(ctx: Context, applyset: ApplySet | None, resource: Resource, namesp
     return list_scoped(ctx, applyset, resource, namespaces)
 
 
-class Listing:
-    """The LISTs of ``items``' kinds, sent now from a thread of their own; ``result()`` waits for them and raises
-    what they raised. On a no-op over thousands of objects the server's part of the LIST (a tenth of a second for
-    10,000 ConfigMaps) then overlaps the labelling (resolve.label), which needs only this process. The items'
-    resources and namespaces, all a LIST needs, are known before they are labelled."""
+def scopes_of(items: t.Iterable[Target]) -> dict[Resource, frozenset[str]]:
+    """Each resolved kind the items use, with the namespaces it is used in."""
+    used_in: dict[Resource, set[str]] = {}
+    for item in items:
+        if item.resource:
+            used_in.setdefault(item.resource, set()).update(
+                [item.namespace] if item.resource.namespaced and item.namespace else [])
+    return {resource: frozenset(namespaces) for resource, namespaces in used_in.items()}
 
-    def __init__(self, ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> None:
+
+def input_scopes(ctx: Context, objects: t.Sequence[t.Any]) -> dict[Resource, frozenset[str]] | None:
+    """What scopes_of will find once the input is parsed and resolved, read from the objects as given (each one's
+    kind, and its namespace or the namespace option), so that the LISTs can go out before those stages run. None
+    when an object lacks what parse requires first: that input stops before any LIST. Whatever else parse or
+    resolve refuses may be counted here: Listing.result compares and lists again when the guess was wrong."""
+    given: dict[tuple[str, str], set[str]] = {}
+    default = ctx.options.namespace or ""
+    for obj in objects:
+        metadata = obj.get("metadata") if isinstance(obj, dict) else None
+        if not isinstance(metadata, dict) or not metadata.get("name"):
+            return None
+        api_version, kind, namespace = obj.get("apiVersion"), obj.get("kind"), metadata.get("namespace") or default
+        if not (api_version and kind and isinstance(api_version, str) and isinstance(kind, str)):
+            return None
+        if isinstance(namespace, str):
+            given.setdefault((api_version, kind), set()).add(namespace)
+    used_in: dict[Resource, set[str]] = {}
+    for (api_version, kind), namespaces in given.items():
+        resource = ctx.discovery.find(api_version, kind)
+        if resource is not None:
+            used_in.setdefault(resource, set()).update(n for n in namespaces if n and resource.namespaced)
+    return {resource: frozenset(namespaces) for resource, namespaces in used_in.items()}
+
+
+class Listing:
+    """The LISTs of ``scopes``, sent now from a thread of their own; ``result()`` waits for them and raises what
+    they raised. On a no-op over thousands of objects the server's part of the LIST (0.1-0.2 s for 10,000
+    ConfigMaps) then overlaps parse, resolve and label, which need only this process."""
+
+    def __init__(self, ctx: Context, scopes: Scopes, applyset: ApplySet | None) -> None:
+        self._ctx, self._scopes, self._applyset = ctx, scopes, applyset
         self._listed: dict[Key, dict[str, t.Any]] = {}
         self._failure: BaseException | None = None
-        self._thread = threading.Thread(target=self._list, args=(ctx, items, applyset), name="k8s-list", daemon=True)
+        self._thread = threading.Thread(target=self._list, name="k8s-list", daemon=True)
         self._thread.start()
 
-    def _list(self, ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> None:
+    def _list(self) -> None:
         try:
-            self._listed = _listed(ctx, items, applyset)
+            self._listed = _listed(self._ctx, self._scopes, self._applyset)
         except BaseException as exc:  # pylint: disable=broad-exception-caught  # raised in result()
             self._failure = exc
 
-    def result(self) -> dict[Key, dict[str, t.Any]]:
+    def settle(self) -> None:
+        """Wait for the LISTs without asking their outcome (a run that fails first still counts their requests)."""
         self._thread.join()
+
+    def result(self, items: t.Sequence[Target]) -> dict[Key, dict[str, t.Any]]:
+        """The members of ``items``' kinds, by key. Were the scopes guessed wrong (an object the input stages
+        refused), the LISTs the items need are sent again, and what the first ones raised is not theirs."""
+        self._thread.join()
+        wanted = scopes_of(items)
+        if wanted != self._scopes:
+            return _listed(self._ctx, wanted, self._applyset)
         if self._failure is not None:
             raise self._failure
         return self._listed
@@ -85,7 +129,7 @@ def read_live(ctx: Context, items: list[Target], applyset: ApplySet | None,
     labels the items)."""
     listed: dict[Key, dict[str, t.Any]] = {}
     if ctx.options.state == "present":
-        listed = listing.result() if listing is not None else _listed(ctx, items, applyset)
+        listed = listing.result(items) if listing is not None else _listed(ctx, scopes_of(items), applyset)
     # Namespaces and CRDs are read one by one when the list (of members) did not hold them: an existing one is
     # shared, never a member, and that must be known before the apply-set parent records its members.
     containers = [i for i in items if i.kind in CONTAINER_KINDS and i.resource is not None and i.key not in listed]
@@ -111,19 +155,14 @@ def read_live(ctx: Context, items: list[Target], applyset: ApplySet | None,
     return found
 
 
-def _listed(ctx: Context, items: t.Sequence[Target], applyset: ApplySet | None) -> dict[Key, dict[str, t.Any]]:
-    """The members of each kind the input uses, by key, one LIST per kind and namespace."""
-    used_in: dict[Resource, set[str]] = {}
-    for item in items:
-        if item.resource:
-            used_in.setdefault(item.resource, set()).update(
-                [item.namespace] if item.resource.namespaced and item.namespace else [])
-    scopes = list(used_in.items())
+def _listed(ctx: Context, scopes: Scopes, applyset: ApplySet | None) -> dict[Key, dict[str, t.Any]]:
+    """The members of each kind in its namespaces, by key, one LIST per kind and namespace."""
+    scoped = [(resource, set(namespaces)) for resource, namespaces in scopes.items()]
     shared = ctx.options.prune and applyset is not None
     ctx.listings.clear()
-    per_scope = ctx.parallel(lambda scope: _members(ctx, applyset, *scope, shared=shared), scopes)
+    per_scope = ctx.parallel(lambda scope: _members(ctx, applyset, *scope, shared=shared), scoped)
     listed: dict[Key, dict[str, t.Any]] = {}
-    for (resource, _where), objects in zip(scopes, per_scope):
+    for (resource, _where), objects in zip(scoped, per_scope):
         for obj in objects:
             meta = obj.get("metadata") or {}
             listed[(resource.api_version, resource.kind, meta.get("namespace") or "", meta["name"])] = obj

@@ -14,6 +14,7 @@ import typing as t
 import pytest
 from k8s_fakes import Replay
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import apply as apply_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import (
     Applier,
     ApplyFailed,
@@ -83,6 +84,29 @@ def test_a_no_op_is_settled_from_the_lists_without_a_write():
     assert connection.unused == [] and connection.write_count == 0
     assert result["changed"] is False and result["counts"] == {"unchanged": 4}
     assert connection.request_count <= 2 + 3   # kinds + 3
+
+
+def test_an_input_parse_refuses_stops_before_any_list_and_a_good_one_lists_before_it_is_parsed(monkeypatch):
+    connection, _run = replayed("noop")
+    recording = json.loads((RECORDED / "noop.json").read_text())
+    applier = Applier(connection, Options(**recording["options"], workers=1))  # type: ignore[arg-type]
+    with pytest.raises(ApplyFailed, match="invalid input"):
+        applier.run([*recording["objects"], {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}}])
+    assert connection.requests == {"GET": 2}   # discovery, which names what is not served; no LIST
+    # A good input: its LISTs are out before parse runs (the server lists while this process parses).
+    connection, run = replayed("noop")
+    order: list[str] = []
+
+    def noted(name: str, stage: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        def run(*args: t.Any) -> t.Any:
+            order.append(name)
+            return stage(*args)
+        return run
+
+    monkeypatch.setattr(apply_module, "parse", noted("parse", apply_module.parse))
+    monkeypatch.setattr(apply_module, "Listing", noted("listing", apply_module.Listing))
+    assert run()["counts"] == {"unchanged": 4} and connection.unused == []
+    assert order == ["listing", "parse"]
 
 
 def test_prune_deletes_what_left_the_input_and_updates_what_changed():

@@ -6,13 +6,21 @@
 from __future__ import annotations
 
 import threading
+import typing as t
 
 import pytest
-from k8s_fakes import NAMESPACES, SET, FakeAPI, context, item, member, path
+from k8s_fakes import CONFIG_MAPS, NAMESPACES, SET, FakeAPI, context, item, member, path
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Target
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import Listing, read_live
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.parse import parse
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.read import (
+    Listing,
+    input_scopes,
+    read_live,
+    scopes_of,
+)
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import resolve
 
 
 def test_listed_members_are_live_and_the_rest_is_left_to_the_dry_run():
@@ -50,7 +58,7 @@ def test_a_listing_sent_early_is_what_read_live_uses_and_is_sent_before_read_liv
     api.exchange = noted  # type: ignore[method-assign]
     items: list[Target] = [item("a", 0), item("b", 1)]
     ctx = context(api)
-    listing = Listing(ctx, items, SET)
+    listing = Listing(ctx, scopes_of(items), SET)
     assert listed.wait(5)                  # sent from its own thread, before anyone asks for it
     labelled = [i.but(index=i.index) for i in items]   # new records for the same objects, as label() makes them
     found = read_live(ctx, labelled, SET, listing)
@@ -63,6 +71,41 @@ def test_a_listing_that_failed_fails_read_live_with_the_servers_error():
     api.refuse[("GET", "/api/v1/namespaces/ns/configmaps")] = KubeError("forbidden", 403, {"code": 403})
     items: list[Target] = [item("a", 0)]
     ctx = context(api)
-    listing = Listing(ctx, items, SET)
+    listing = Listing(ctx, scopes_of(items), SET)
     with pytest.raises(KubeError, match="forbidden"):
         read_live(ctx, items, SET, listing)
+
+
+def config_map(name: str, namespace: str | None = None) -> dict[str, t.Any]:
+    metadata = {"name": name, **({"namespace": namespace} if namespace else {})}
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": metadata, "data": {"k": name}}
+
+
+def test_the_scopes_read_from_the_input_are_those_parse_and_resolve_find():
+    ctx = context(FakeAPI(), namespace="fallback")
+    objects = [config_map("a", "ns"), config_map("b"), config_map("c", "other"), config_map("d", "ns"),
+               {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}},
+               {"apiVersion": "example.com/v1", "kind": "NotServed", "metadata": {"name": "x", "namespace": "ns"}}]
+    targets, problems = resolve(ctx, parse(objects)[0])
+    guessed = input_scopes(ctx, objects)
+    assert guessed == scopes_of(t for t in targets if t.index not in {p.index for p in problems})
+    assert guessed == {CONFIG_MAPS: {"ns", "fallback", "other"}, NAMESPACES: frozenset()}
+
+
+@pytest.mark.parametrize("broken", [["a list"], {"kind": "ConfigMap", "metadata": {"name": "a"}},
+                                    {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": ""}},
+                                    {"apiVersion": "v1", "kind": "ConfigMap"}])
+def test_input_parse_refuses_outright_sends_no_list(broken):
+    api = FakeAPI()
+    assert input_scopes(context(api), [config_map("a", "ns"), broken]) is None
+    assert api.calls == []
+
+
+def test_a_wrong_guess_is_listed_again_as_resolved_and_its_own_failure_is_not_raised():
+    api = FakeAPI({path("a"): member("a")})
+    api.refuse[("GET", "/api/v1/namespaces/elsewhere/configmaps")] = KubeError("forbidden", 403, {"code": 403})
+    ctx = context(api)
+    listing = Listing(ctx, {CONFIG_MAPS: frozenset({"elsewhere"})}, SET)   # an object resolve then refused
+    found = read_live(ctx, [item("a", 0)], SET, listing)
+    assert found[0].live is not None and found[0].live["metadata"]["name"] == "a"
+    assert api.sent("GET") == ["/api/v1/namespaces/elsewhere/configmaps", "/api/v1/namespaces/ns/configmaps"]
