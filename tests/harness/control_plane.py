@@ -170,8 +170,10 @@ class ControlPlane:
             "--unsafe-no-fsync", "--log-level", "warn",
         ], "etcd.log")
         self.save()
-        _wait(lambda: _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"), 60, "etcd", self.workdir / "etcd.log",
-              lambda: _running(self.etcd_pid))
+        # Its own socket first: etcd's health answers anyone, and another plane's etcd on a port both chose (between
+        # choosing and binding) would answer it while this one exits, its API server then sharing that store.
+        _wait(lambda: _listens(self.etcd_pid, self.etcd_port) and _http_ok(f"http://127.0.0.1:{self.etcd_port}/health"),
+              60, "etcd", self.workdir / "etcd.log", lambda: _running(self.etcd_pid))
 
     def start_apiserver(self) -> None:
         self.apiserver_pid = self._spawn([
@@ -271,10 +273,13 @@ class ControlPlane:
     def kubectl_run(self, *args: str, check: bool = True, context: str = "admin",
                     input: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
         # --cache-dir: kubectl's discovery cache goes with the server, never into ~/.kube.
-        return subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}",
+        done = subprocess.run([str(self.kubectl), f"--kubeconfig={self.kubeconfig}", f"--context={context}",
                                f"--cache-dir={self.workdir / 'kube-cache'}", *args],
-                              check=check, capture_output=True, text=True, input=input,
+                              check=False, capture_output=True, text=True, input=input,
                               env={**os.environ, **env} if env else None)
+        if check and done.returncode != 0:
+            raise KubectlFailed(done.returncode, done.args, done.stdout, done.stderr)
+        return done
 
     def install_crds(self, crd_dir: pathlib.Path | None = None) -> None:
         crd_dir = crd_dir or shared_dir() / "crds"
@@ -323,6 +328,22 @@ def _http_ok(url: str, token: str | None = None) -> bool:
         return False
 
 
+def _listens(pid: int, port: int) -> bool:
+    """Process ``pid`` holds the listening TCP socket on ``port`` (its descriptors against /proc/net/tcp)."""
+    try:
+        owned = {os.readlink(f"/proc/{pid}/fd/{fd}") for fd in os.listdir(f"/proc/{pid}/fd")}
+    except OSError:
+        return False
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table, encoding="ascii") as rows:
+            for row in list(rows)[1:]:
+                fields = row.split()   # sl, local address:port (hex), remote, state (0A: LISTEN), ..., inode
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port \
+                        and f"socket:[{fields[9]}]" in owned:
+                    return True
+    return False
+
+
 def _running(pid: int) -> bool:
     """The process has not exited. Not ``owns``: between fork and exec a child still runs Python, not the server."""
     try:
@@ -330,6 +351,15 @@ def _running(pid: int) -> bool:
     except ChildProcessError:   # not our child (a server a previous run started): is it there at all
         return os.path.exists(f"/proc/{pid}")
     return done == 0
+
+
+class KubectlFailed(subprocess.CalledProcessError):
+    """A kubectl command that failed, with what kubectl said (CalledProcessError's message leaves it out, and a
+    harness step that fails under load is then undiagnosable)."""
+
+    def __str__(self) -> str:
+        said = (self.stderr or self.stdout or "").strip()
+        return f"{super().__str__()}\n{said[-2000:]}"
 
 
 class PortTaken(RuntimeError):

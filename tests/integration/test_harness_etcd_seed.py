@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 
+import pytest
 import yaml
 from harness.control_plane import ControlPlane, build, shared_dir
 from harness.etcd_seed import seed, seed_key, start_with_crds
@@ -74,3 +76,22 @@ def test_a_killed_runs_half_made_seed_is_removed_when_a_seed_is_made(tmp_path):
             == sorted(group_version for group_version, _plural in served)
     finally:
         shutil.rmtree(made)   # keyed by this test's own directory: no later run would use it
+
+
+def test_a_failed_kubectl_step_says_what_kubectl_said(control_plane):
+    # A harness step that fails under load (a seed's CRD install) must be diagnosable from the test report alone.
+    with pytest.raises(subprocess.CalledProcessError, match="doesn't have a resource type \"nosuchkinds\""):
+        control_plane.kubectl_run("get", "nosuchkinds")
+
+
+def test_a_plane_whose_etcd_port_another_etcd_holds_starts_on_ports_of_its_own(control_plane, tmp_path):
+    # A port chosen free can be taken by another plane's etcd before this one binds it; that etcd answers the health
+    # check too, and an API server started against it would share another test's store.
+    other = ControlPlane(tmp_path / "other", build(), etcd_port=control_plane.etcd_port)
+    try:
+        other.start()
+        assert other.etcd_port != control_plane.etcd_port
+        other.kubectl_run("create", "namespace", "only-in-the-other-plane")
+        assert control_plane.kubectl_run("get", "namespace", "only-in-the-other-plane", check=False).returncode != 0
+    finally:
+        other.stop()
