@@ -56,6 +56,12 @@ class DeadlineExceeded(KubeError):
     """The call's total time limit ran out."""
 
 
+# gzip as client-go asks for it (Go's transport does unless DisableCompression): kube-apiserver compresses an answer
+# over 128 KiB only (k8s.io/apiserver pkg/endpoints/handlers/responsewriters/writers.go, defaultGzipThresholdBytes,
+# at level 1), so a LIST of thousands of objects crosses the network in a fourteenth of its size; the transport
+# decompresses it (transport.py: decoded).
+ACCEPT_ENCODING = ("Accept-Encoding", "gzip")
+
 # Answers a retry cannot change: refused credentials or rights, an endpoint that does not exist, an invalid object.
 PERMANENT_STATUS = frozenset({400, 401, 403, 404, 405, 415, 422})
 
@@ -212,12 +218,7 @@ class Connection:
         target = self._path_prefix + path
         if query:
             target += "?" + self._query_string(query)
-        # gzip as client-go asks for it (Go's transport does unless DisableCompression): kube-apiserver compresses
-        # an answer over 128 KiB only (k8s.io/apiserver pkg/endpoints/handlers/responsewriters/writers.go,
-        # defaultGzipThresholdBytes, at level 1), so a LIST of thousands of objects crosses the network in a
-        # fourteenth of its size and the transport decompresses it (transport.py: decoded).
-        headers = [("Accept", accept), ("Accept-Encoding", "gzip"), ("User-Agent", "virtinfra.hyperconverged"),
-                   *self._impersonation]
+        headers = [("Accept", accept), ACCEPT_ENCODING, ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
         token = self._bearer()
         if token:
             headers.append(("Authorization", token))

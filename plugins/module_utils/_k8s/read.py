@@ -68,8 +68,9 @@ def scopes_of(items: t.Iterable[Target]) -> dict[Resource, frozenset[str]]:
 def input_scopes(ctx: Context, objects: t.Sequence[t.Any]) -> dict[Resource, frozenset[str]] | None:
     """What scopes_of will find once the input is parsed and resolved, read from the objects as given (each one's
     kind, and its namespace or the namespace option), so that the LISTs can go out before those stages run. None
-    when an object lacks what parse requires first: that input stops before any LIST. Whatever else parse or
-    resolve refuses may be counted here: Listing.result compares and lists again when the guess was wrong."""
+    when an object lacks what parse requires first, or a namespaced one has no namespace (resolve refuses it, and
+    its kind would be listed across the cluster): that input stops before any LIST. Whatever else parse or resolve
+    refuses may be counted here: Listing.result compares and lists again when the guess was wrong."""
     given: dict[tuple[str, str], set[str]] = {}
     default = ctx.options.namespace or ""
     for obj in objects:
@@ -84,8 +85,10 @@ def input_scopes(ctx: Context, objects: t.Sequence[t.Any]) -> dict[Resource, fro
     used_in: dict[Resource, set[str]] = {}
     for (api_version, kind), namespaces in given.items():
         resource = ctx.discovery.find(api_version, kind)
+        if resource is not None and resource.namespaced and "" in namespaces:
+            return None
         if resource is not None:
-            used_in.setdefault(resource, set()).update(n for n in namespaces if n and resource.namespaced)
+            used_in.setdefault(resource, set()).update(namespaces if resource.namespaced else ())
     return {resource: frozenset(namespaces) for resource, namespaces in used_in.items()}
 
 

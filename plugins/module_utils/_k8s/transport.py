@@ -190,9 +190,10 @@ class Proxied:
 def decoded(body: bytes, encoding: str | None) -> bytes:
     """The body as the server wrote it: gunzipped when the server compressed it (client.py asks for gzip); a
     broken or truncated stream raises (BadGzipFile, zlib.error, EOFError), a broken answer like any other."""
-    if encoding is None or encoding.strip().lower() in ("", "identity"):
+    named = (encoding or "").strip().lower()
+    if named in ("", "identity"):
         return body
-    if encoding.strip().lower() == "gzip":
+    if named == "gzip":
         return gzip.decompress(body)
     raise http.client.HTTPException(f"the server answered in an encoding that was not asked for: {encoding}")
 

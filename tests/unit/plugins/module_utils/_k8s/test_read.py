@@ -101,6 +101,13 @@ def test_input_parse_refuses_outright_sends_no_list(broken):
     assert api.calls == []
 
 
+def test_a_namespaced_object_without_a_namespace_sends_no_list_across_the_cluster():
+    api = FakeAPI()
+    assert input_scopes(context(api), [config_map("a", "ns"), config_map("b")]) is None   # no namespace option
+    assert input_scopes(context(api, namespace="given"), [config_map("b")]) == {CONFIG_MAPS: {"given"}}
+    assert [p for m, p, _d in api.calls if "configmaps" in p] == []
+
+
 def test_a_wrong_guess_is_listed_again_as_resolved_and_its_own_failure_is_not_raised():
     api = FakeAPI({path("a"): member("a")})
     api.refuse[("GET", "/api/v1/namespaces/elsewhere/configmaps")] = KubeError("forbidden", 403, {"code": 403})
