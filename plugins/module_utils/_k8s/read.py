@@ -85,10 +85,11 @@ def input_scopes(ctx: Context, objects: t.Sequence[t.Any]) -> dict[Resource, fro
     used_in: dict[Resource, set[str]] = {}
     for (api_version, kind), namespaces in given.items():
         resource = ctx.discovery.find(api_version, kind)
-        if resource is not None and resource.namespaced and "" in namespaces:
+        if resource is None:
+            continue
+        if resource.namespaced and "" in namespaces:
             return None
-        if resource is not None:
-            used_in.setdefault(resource, set()).update(namespaces if resource.namespaced else ())
+        used_in.setdefault(resource, set()).update(namespaces if resource.namespaced else ())
     return {resource: frozenset(namespaces) for resource, namespaces in used_in.items()}
 
 
