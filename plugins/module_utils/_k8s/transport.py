@@ -5,9 +5,9 @@
 keep-alive connections straight to the server, or urllib3's pool through a proxy. PRIVATE.
 
 Straight to the server, the workers share keep-alive connections: the request written in one piece (request.py),
-the answer read by ``http.client``'s response (response.py). A request through urllib3's pool cost 0.37-0.42 ms of
-CPU against 0.21-0.23 ms for ``http.client`` on the same connection (its retry, timeout and response objects, built
-for every request), and a from-empty apply sends two requests per object.
+the answer read off a buffer kept with the connection (response.py). A request through urllib3's pool cost 0.37-0.42
+ms of CPU against 0.21-0.23 ms for ``http.client`` on the same connection (its retry, timeout and response objects,
+built for every request), and a from-empty apply sends two requests per object.
 An answer the server gzipped (client.py asks for it, as client-go does) is read decompressed: by ``decoded`` here,
 by urllib3 through a proxy. Retries, timeouts and errors stay with the caller (client.Connection.exchange), for both.
 """
@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 
 from .kubeconfig import Endpoint
 from .request import host_header, request_bytes
-from .response import Response
+from .response import Stream, read_answer
 
 # urllib3 is imported only for a proxy: importing it costs 50-65 ms in ansible-playbook's process (its URL
 # patterns are compiled at import), where every run of a cluster module loads this file. Whether it is there is
@@ -74,7 +74,7 @@ class Direct:
     """Keep-alive connections straight to the server, shared by the call's workers: a request takes an idle one (or
     opens one) and gives it back when the answer is read, so the next step's workers reuse them instead of
     shaking hands again (each step has its own thread pool). The request is written in one piece (request.py) and
-    the answer read by ``http.client``'s response (response.py)."""
+    the answer read off the connection's own buffer (response.py)."""
 
     via_proxy = False
 
@@ -85,41 +85,40 @@ class Direct:
         self._host_header = host_header(self._host, self._port, 443 if context is not None else 80)
         self._context = context
         self._server_name = endpoint.tls_server_name or self._host
-        self._idle: list[socket.socket] = []
+        self._idle: list[Stream] = []
         self._lock = threading.Lock()
         self._maxsize = maxsize
 
     def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
         request = request_bytes(method, target, self._host_header, headers, body)
-        sock = None
+        stream = None
         try:
-            sock = self._take(timeout)
-            sock.sendall(request)
-            response = Response(sock, method=method)
-            response.begin()
-            data = decoded(response.read(), response.headers.get("content-encoding"))
+            stream = self._take(timeout)
+            stream.sock.sendall(request)
+            answer = read_answer(stream, method)
+            data = decoded(answer.body, answer.headers.get("content-encoding"))
         except ssl.SSLCertVerificationError as exc:
-            _close(sock)
+            _close(stream)
             raise TransportError(exc.verify_message or str(exc), tls=True) from None
         except (OSError, EOFError, zlib.error, http.client.HTTPException) as exc:
-            _close(sock)
+            _close(stream)
             raise TransportError(_reason(exc)) from None
-        if response.will_close:
-            sock.close()
+        if answer.will_close or stream.pending:   # pending: bytes past the answer, so the framing cannot be trusted
+            stream.sock.close()
         else:
-            self._give_back(sock)
-        return response.status, response.headers.get, data
+            self._give_back(stream)
+        return answer.status, answer.headers.get, data
 
-    def _take(self, timeout: float) -> socket.socket:
+    def _take(self, timeout: float) -> Stream:
         while True:
             with self._lock:
-                sock = self._idle.pop() if self._idle else None
-            if sock is None:
+                stream = self._idle.pop() if self._idle else None
+            if stream is None:
                 break
-            if not _dropped(sock):
-                sock.settimeout(timeout)
-                return sock
-            sock.close()   # the server closed it while idle: the next one, or a new one, as urllib3 does
+            if not _dropped(stream.sock):
+                stream.sock.settimeout(timeout)
+                return stream
+            stream.sock.close()   # the server closed it while idle: the next one, or a new one, as urllib3 does
         # As http.client connects: TCP with TCP_NODELAY, then TLS checked against tls-server-name when given.
         sock = socket.create_connection((self._host, self._port), timeout)
         try:
@@ -133,19 +132,19 @@ class Direct:
         except BaseException:
             sock.close()
             raise
-        return sock
+        return Stream(sock)
 
-    def _give_back(self, sock: socket.socket) -> None:
+    def _give_back(self, stream: Stream) -> None:
         with self._lock:
             if len(self._idle) < self._maxsize:
-                self._idle.append(sock)
+                self._idle.append(stream)
                 return
-        sock.close()
+        stream.sock.close()
 
 
-def _close(sock: socket.socket | None) -> None:
-    if sock is not None:
-        sock.close()
+def _close(stream: Stream | None) -> None:
+    if stream is not None:
+        stream.sock.close()
 
 
 class Proxied:

@@ -1,8 +1,9 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Our response reads every answer as http.client's own HTTPResponse does: both read the same bytes, and every
-field the transport and http.client use afterwards must agree (the stdlib is the reference, not a copy of ours)."""
+"""Our reader reads every answer as http.client's own HTTPResponse does: both read the same bytes, and every field
+the transport uses afterwards must agree (the stdlib is the reference, not a copy of ours), however the bytes are
+split as they arrive."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import typing as t
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.response import Response
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.response import Stream, read_answer
 
 KUBE_HEAD = (b"Audit-Id: 5d5c0c1e-3b7a-4a55-9b8e-7f1d2a3c4b5e\r\nCache-Control: no-cache, private\r\n"
              b"Content-Type: application/json\r\nX-Kubernetes-Pf-Flowschema-Uid: 1f1e7c44\r\n"
@@ -45,50 +46,86 @@ ANSWERS = {
 
 
 class Socket:
-    def __init__(self, data: bytes) -> None:
-        self.data = data
+    """A connection whose bytes arrive ``piece`` at a time (a TLS record, a TCP segment), then end."""
 
-    def makefile(self, mode: str) -> t.BinaryIO:
+    def __init__(self, data: bytes, piece: int | None = None) -> None:
+        self.data, self.piece = data, piece or max(1, len(data))
+
+    def recv(self, size: int) -> bytes:
+        data, self.data = self.data[:min(size, self.piece)], self.data[min(size, self.piece):]
+        return data
+
+    def makefile(self, mode: str) -> t.BinaryIO:   # what http.client's response reads from
         return io.BytesIO(self.data)
 
 
-def read(kind: type[http.client.HTTPResponse], data: bytes, method: str = "GET") -> dict[str, t.Any]:
-    response = kind(Socket(data), method=method)  # type: ignore[arg-type]
+def theirs(data: bytes, method: str = "GET") -> dict[str, t.Any]:
+    response = http.client.HTTPResponse(Socket(data), method=method)  # type: ignore[arg-type]
     response.begin()
     fields = {"status": response.status, "reason": response.reason, "version": response.version,
-              "headers": list(response.headers.items()), "chunked": response.chunked, "length": response.length,
-              "will_close": response.will_close, "content-type": response.getheader("content-type"),
-              "warnings": response.headers.get_all("warning")}
+              "headers": list(response.headers.items()), "will_close": response.will_close,
+              "content-type": response.getheader("content-type"), "warnings": response.headers.get_all("warning")}
     fields["body"] = response.read()
     return fields
 
 
+def ours(data: bytes, method: str = "GET", piece: int | None = None) -> dict[str, t.Any]:
+    reply = read_answer(Stream(Socket(data, piece)), method)  # type: ignore[arg-type]
+    return {"status": reply.status, "reason": reply.reason, "version": reply.version,
+            "headers": reply.headers.items(), "will_close": reply.will_close,
+            "content-type": reply.headers.get("Content-Type"), "warnings": reply.headers.get_all("WARNING"),
+            "body": reply.body}
+
+
 @pytest.mark.parametrize("data", ANSWERS.values(), ids=ANSWERS.keys())
-def test_reads_as_http_client_does(data: bytes) -> None:
-    assert read(Response, data) == read(http.client.HTTPResponse, data)
+@pytest.mark.parametrize("piece", [None, 1, 5], ids=["at once", "a byte at a time", "five bytes at a time"])
+def test_reads_as_http_client_does(data: bytes, piece: int | None) -> None:
+    assert ours(data, piece=piece) == theirs(data)
 
 
 def test_head_has_no_body() -> None:
     data = b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"
-    ours = read(Response, data, method="HEAD")
-    assert ours == read(http.client.HTTPResponse, data, method="HEAD")
-    assert ours["length"] == 0 and ours["body"] == b""
+    assert ours(data, method="HEAD") == theirs(data, method="HEAD")
+    assert ours(data, method="HEAD")["body"] == b""
 
 
 @pytest.mark.parametrize("data, error", [
     (b"HTTP/1.1 200 OK\r\n" + b"X-A: b\r\n" * 100 + b"\r\n", http.client.HTTPException),
     (b"HTTP/1.1 200 OK\r\nX-A: " + b"b" * 70000 + b"\r\n\r\n", http.client.LineTooLong),
+    (b"HTTP/1.1 200 " + b"O" * 70000 + b"\r\n\r\n", http.client.LineTooLong),
     (b"HTTP/2 200 OK\r\n\r\n", http.client.UnknownProtocol),
     (b"", http.client.RemoteDisconnected),
-], ids=["100 headers", "long line", "HTTP/2", "nothing"])
+    (b"SSH-2.0-OpenSSH_9.6\r\n", http.client.BadStatusLine),
+    (b"HTTP/1.1 OK\r\n\r\n", http.client.BadStatusLine),
+    (b"HTTP/1.1 42 Low\r\n\r\n", http.client.BadStatusLine),
+    (b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort", http.client.IncompleteRead),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{}", http.client.IncompleteRead),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n", http.client.IncompleteRead),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}", http.client.IncompleteRead),
+    (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + b"1" * 70000, http.client.LineTooLong),
+], ids=["100 headers", "long header line", "long status line", "HTTP/2", "nothing", "not HTTP", "no status",
+        "status below 100", "short body", "short chunk", "bad chunk size", "no CRLF after a chunk",
+        "long chunk size line"])
 def test_refuses_what_http_client_refuses(data: bytes, error: type[Exception]) -> None:
-    for kind in (http.client.HTTPResponse, Response):
+    with pytest.raises(error):
+        theirs(data)
+    for piece in (None, 1):
         with pytest.raises(error):
-            read(kind, data)
+            ours(data, piece=piece)
 
 
-def test_reads_the_header_block_once() -> None:
-    response = Response(Socket(ANSWERS["kube-apiserver, content length"]), method="GET")  # type: ignore[arg-type]
-    response.begin()
-    response.begin()
-    assert response.read() == b"{}"
+def test_answers_one_after_another_on_one_connection_leave_nothing_behind() -> None:
+    connection = Socket(ANSWERS["chunked"], piece=7)
+    stream = Stream(connection)  # type: ignore[arg-type]
+    assert read_answer(stream, "GET").body == b'{"a":1}'
+    assert not stream.pending
+    connection.data = ANSWERS["kube-apiserver, content length"]   # the answer to the next request
+    assert read_answer(stream, "GET").body == b"{}"
+    assert not stream.pending
+
+
+def test_bytes_past_an_answer_are_left_pending() -> None:
+    # A 204 that carries a body anyway: its bytes are not an answer to the next request.
+    stream = Stream(Socket(ANSWERS["204"] + b"stray", piece=4))  # type: ignore[arg-type]
+    assert read_answer(stream, "GET").body == b""
+    assert stream.pending and stream.readline(100) == b"stray"
