@@ -64,7 +64,7 @@ def theirs(data: bytes, method: str = "GET") -> dict[str, t.Any]:
     response.begin()
     fields = {"status": response.status, "reason": response.reason, "version": response.version,
               "headers": list(response.headers.items()), "will_close": response.will_close,
-              "content-type": response.getheader("content-type"), "warnings": response.headers.get_all("warning")}
+              "content-type": response.headers.get("content-type"), "warnings": response.headers.get_all("warning")}
     fields["body"] = response.read()
     return fields
 
@@ -129,3 +129,31 @@ def test_bytes_past_an_answer_are_left_pending() -> None:
     stream = Stream(Socket(ANSWERS["204"] + b"stray", piece=4))  # type: ignore[arg-type]
     assert read_answer(stream, "GET").body == b""
     assert stream.pending and stream.readline(100) == b"stray"
+
+
+@pytest.mark.parametrize("head, taken", [
+    (b"X-A: b\r\nX-B: c\r\n\r\n{}", ["X-A: b\r\n", "X-B: c\r\n"]),
+    (b"\r\n{}", []),                      # no headers
+    (b"X-A: b\r\nX-B: c\n\r\n{}", None),   # a bare LF
+    (b"X-A: b\r\nX-B: c\r\n", None),       # not all arrived yet
+    (b"X-A: b\r\n" * 100 + b"\r\n", None),  # too many: refused line by line, as http.client refuses them
+])
+def test_a_whole_head_of_crlf_lines_is_taken_at_once_and_any_other_read_line_by_line(head: bytes, taken) -> None:
+    stream = Stream(Socket(b"HTTP/1.1 200 OK\r\n" + head))  # type: ignore[arg-type]
+    stream.readline(100)
+    assert stream.head_lines() == taken
+    if taken is not None:
+        assert stream.read(2) == b"{}"
+    else:   # nothing was taken
+        assert stream.readline(100) == head.split(b"\n")[0] + b"\n"
+
+
+def test_a_204_or_304_has_no_body_whatever_it_says_unlike_http_client() -> None:
+    # RFC 9112 section 6.3: such an answer ends at the empty line after its headers. http.client reads chunks after
+    # it when it says chunked; ours leaves them, so the connection is not used again (transport.py).
+    for status in (b"204 No Content", b"304 Not Modified"):
+        data = b"HTTP/1.1 " + status + b"\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+        assert theirs(data)["body"] == b"{}"
+        stream = Stream(Socket(data))  # type: ignore[arg-type]
+        assert read_answer(stream, "GET").body == b""
+        assert stream.pending
