@@ -59,7 +59,11 @@ def _private(*argv: str, timeout: float = 1200, **kwargs) -> subprocess.Complete
 
 
 def _checked(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert result.returncode == 0, (result.stdout[-6000:], result.stderr[-3000:])
+    # pytest.fail, not assert: an assertion's message is cut to a line in the log, which hid why a build failed.
+    if result.returncode != 0:
+        command = " ".join(str(arg) for arg in result.args)
+        pytest.fail(f"exit {result.returncode}: {command}\n--- stdout (end)\n{result.stdout[-6000:]}\n"
+                    f"--- stderr (end)\n{result.stderr[-3000:]}", pytrace=False)
     return result
 
 
