@@ -26,7 +26,7 @@ def answers(draw: st.DrawFn) -> bytes:
     version = draw(st.sampled_from([b"HTTP/1.1", b"HTTP/1.0"]))
     status = draw(st.sampled_from([200, 201, 204, 304, 404, 409, 429, 500]))
     head = [b"%s %d Reason" % (version, status) + draw(EOL)]
-    for _ in range(draw(st.integers(0, 5))):
+    for _line in range(draw(st.integers(0, 5))):
         head.append(f"{draw(NAME)}:{draw(VALUE)}".encode("latin-1") + draw(EOL))
         if draw(st.booleans()) and draw(st.booleans()):
             head.append(b"\t" + draw(VALUE).encode("latin-1") + draw(EOL))   # a folded line
