@@ -104,7 +104,7 @@ class Direct:
             _close(stream)
             raise TransportError(_reason(exc)) from None
         if answer.will_close or stream.pending:   # pending: bytes past the answer, so the framing cannot be trusted
-            stream.sock.close()
+            stream.close()
         else:
             self._give_back(stream)
         return answer.status, answer.headers.get, data
@@ -118,7 +118,7 @@ class Direct:
             if not _dropped(stream.sock):
                 stream.sock.settimeout(timeout)
                 return stream
-            stream.sock.close()   # the server closed it while idle: the next one, or a new one, as urllib3 does
+            stream.close()   # the server closed it while idle: the next one, or a new one, as urllib3 does
         # As http.client connects: TCP with TCP_NODELAY, then TLS checked against tls-server-name when given.
         sock = socket.create_connection((self._host, self._port), timeout)
         try:
@@ -139,12 +139,12 @@ class Direct:
             if len(self._idle) < self._maxsize:
                 self._idle.append(stream)
                 return
-        stream.sock.close()
+        stream.close()
 
 
 def _close(stream: Stream | None) -> None:
     if stream is not None:
-        stream.sock.close()
+        stream.close()
 
 
 class Proxied:
