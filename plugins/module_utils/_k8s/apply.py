@@ -4,7 +4,8 @@
 """The apply pipeline, stage by stage (docs/dev/architecture.md has the map):
 
 [LISTs sent] parse → resolve → read → ownership → parent → validate → plan (dry runs) → find prunable → access
-→ [write the lock's Namespace, lock, plan again] → write → prune → waits → report
+→ [write the lock's Namespace, lock, plan again: LISTs read again, the parsed input reused] → write → prune
+→ waits → report
 
 Local problems stop the call before its first request; problems of the plan stop it before its first write; a
 failure after that reports exactly what the ledger recorded. state=absent and state=observed have their own last
@@ -74,6 +75,9 @@ class Applier:
         self._schemas: list[Schemas] = []                       # the live CRD schemas, read once per call
         self._access: dict[access.Attributes, bool] = {}        # review answers, kept across the two plans
         self._input_problems: list[Problem] = []                # what the caller found in the input (src files)
+        # The input parsed, resolved and labelled by the first plan, for the plan under the lock: the same input
+        # and discovery give the same targets (a second pass took 0.25 s of 10,000 ConfigMaps before any write).
+        self._prepared: tuple[list[Target], list[Problem]] | None = None
 
     @property
     def warnings(self) -> list[str]:
@@ -147,17 +151,22 @@ class Applier:
             # Sent now: the server lists while the objects are parsed, resolved and labelled (read.py: Listing).
             scopes = input_scopes(ctx, objects)
             listing = Listing(ctx, scopes, applyset) if scopes is not None else None
-        try:
-            targets, problems = self._targets(objects, origins)
-        except BaseException:
-            if listing is not None:
-                listing.settle()   # answered before the failure is reported, so that its request count holds them
-            raise
-        if options.state == "absent":
-            return self._guarded(lambda: delete.run(ctx, targets, applyset))
+        if self._prepared is not None:
+            targets, problems = list(self._prepared[0]), list(self._prepared[1])
+        else:
+            try:
+                targets, problems = self._targets(objects, origins)
+            except BaseException:
+                if listing is not None:
+                    listing.settle()   # answered before the failure is reported: its request count holds them
+                raise
+            if options.state == "absent":
+                return self._guarded(lambda: delete.run(ctx, targets, applyset))
+            if options.state == "present":
+                targets = [label(target, applyset) for target in targets]
+                self._prepared = (targets, problems)
         if options.state == "present":
             listing = listing or Listing(ctx, scopes_of(targets), applyset)
-            targets = [label(target, applyset) for target in targets]
         targets = read_live(ctx, targets, applyset, listing)
         if options.state == "observed":
             return observe.run(ctx, targets)

@@ -78,6 +78,25 @@ def test_from_empty_the_lock_namespace_is_written_first_then_everything_once():
     assert connection.write_count == 7
 
 
+def test_the_plan_under_the_lock_reads_the_cluster_again_but_not_the_input(monkeypatch):
+    connection, run = replayed("from_empty")
+    calls: list[str] = []
+
+    def counted(name: str, stage: t.Callable[..., t.Any]) -> t.Callable[..., t.Any]:
+        def run(*args: t.Any, **kwargs: t.Any) -> t.Any:
+            calls.append(name)
+            return stage(*args, **kwargs)
+        return run
+
+    for name in ("parse", "resolve", "label", "Listing", "read_live"):
+        monkeypatch.setattr(apply_module, name, counted(name, getattr(apply_module, name)))
+    result = run()
+    assert connection.unused == [] and result["counts"] == {"created": 4}
+    # Two plans (before the lock, and under it, from the lists read again), one pass over the input: 4 objects.
+    assert (calls.count("Listing"), calls.count("read_live")) == (2, 2)
+    assert (calls.count("parse"), calls.count("resolve"), calls.count("label")) == (1, 1, 4)
+
+
 def test_a_no_op_is_settled_from_the_lists_without_a_write():
     connection, run = replayed("noop")
     result = run()
