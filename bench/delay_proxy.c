@@ -223,10 +223,8 @@ int main(int argc, char **argv) {
     delay_ns = strtoull(argv[5], NULL, 10);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *at;
     if (getaddrinfo(argv[1], argv[2], &hints, &at)) die("getaddrinfo");
-    int listener = socket(at->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (listener < 0 || bind(listener, at->ai_addr, at->ai_addrlen) < 0 || listen(listener, 128) < 0) die("listen");
+    int listener = socket(at->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), one = 1;
+    if (listener < 0 || setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) < 0 || bind(listener, at->ai_addr, at->ai_addrlen) < 0 || listen(listener, 128) < 0) die("listen");
     freeaddrinfo(at);
     struct sockaddr_storage bound;
     socklen_t size = sizeof bound;
