@@ -4,7 +4,9 @@
  *
  * The delay proxy of bench/delay_proxy.py (which builds and runs this; its docstring says why it exists).
  *
- *     delay_proxy LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_NS
+ *     delay_proxy LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_NS PARENT_PID
+ *
+ * It ends when PARENT_PID does (PR_SET_PDEATHSIG), however that ends: a bench or test killed midway leaves no proxy.
  *
  * One thread, one epoll loop. Every chunk read is queued on its direction with the time it is due (read time +
  * delay). The delay is the same for every chunk, so the chunks are due in the order they were read: one FIFO of
@@ -21,8 +23,10 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,10 +220,13 @@ static void expired(void) {
 }
 
 int main(int argc, char **argv) {
-    if (argc != 6) {
-        fprintf(stderr, "usage: %s LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_NS\n", argv[0]);
+    if (argc != 7) {
+        fprintf(stderr, "usage: %s LISTEN_HOST LISTEN_PORT TO_HOST TO_PORT DELAY_NS PARENT_PID\n", argv[0]);
         return 2;
     }
+    /* The signal comes when the parent exits from now on; one that exited before this call is seen by its pid. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0) die("prctl");
+    if (getppid() != (pid_t)strtol(argv[6], NULL, 10)) return 1;
     delay_ns = strtoull(argv[5], NULL, 10);
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *at;
     if (getaddrinfo(argv[1], argv[2], &hints, &at)) die("getaddrinfo");

@@ -5,7 +5,7 @@
 
     python bench/delay_proxy.py --listen 127.0.0.1:0 --to 127.0.0.1:6443 --delay-ms 1
 
-Prints the port it listens on, then forwards until killed. A chunk read at time T is written at T + delay, so a
+Prints the port it listens on, then forwards until killed or until the process that started it ends. A chunk read at time T is written at T + delay, so a
 request or answer of many TLS records is delayed once, not once per record, and throughput is not limited (what a
 network link with that latency does). Used where the kernel's netem qdisc is not available to delay loopback
 traffic, in its place.
@@ -59,7 +59,8 @@ def main() -> int:
     host, port = options.listen.rsplit(":", 1)
     to_host, to_port = options.to.rsplit(":", 1)
     program = str(binary())
-    os.execv(program, [program, host, port, to_host, to_port, str(round(options.delay_ms * 1e6))])
+    # The same process after exec: the C proxy's parent is this one's, which it outlives by no more than a signal.
+    os.execv(program, [program, host, port, to_host, to_port, str(round(options.delay_ms * 1e6)), str(os.getppid())])
     return 1
 
 

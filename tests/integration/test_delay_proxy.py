@@ -155,3 +155,42 @@ def test_many_connections_at_once_are_each_served(proxied):
     for thread in threads:
         thread.join(timeout=30)
     assert answers == {n: b"client %d" % n for n in range(32)}
+
+
+def test_the_proxy_ends_with_the_process_that_started_it():
+    # A bench killed midway (SIGKILL: nothing of its own runs) must not leave its proxy behind. The go-between starts
+    # the proxy as the benches do, says the proxy's pid, and waits to be killed.
+    starter = ("import subprocess, sys\n"
+               f"proxy = subprocess.Popen([sys.executable, {str(PROXY)!r}, '--to', '127.0.0.1:9', '--delay-ms', '1'],"
+               " stdout=subprocess.PIPE, text=True)\n"
+               "proxy.stdout.readline()\n"
+               "print(proxy.pid, flush=True)\n"
+               "sys.stdin.read()\n")
+    parent = subprocess.Popen([sys.executable, "-c", starter], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert parent.stdout is not None
+    pid = int(parent.stdout.readline())
+    assert pathlib.Path(f"/proc/{pid}/exe").resolve().name.startswith("delay_proxy-")   # the C proxy, listening
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 5
+    while running(pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    alive = running(pid)
+    if alive:
+        os.kill(pid, 9)   # the test failed; the machine is still left as it was
+    assert not alive
+
+
+def running(pid: int) -> bool:
+    """Whether ``pid`` runs: not gone, and not a zombie (reaped here when this process adopted it as subreaper)."""
+    try:
+        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    if state == "Z":
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        return False
+    return True
