@@ -211,8 +211,11 @@ options:
       - How many requests of one step (reads, dry runs, writes of one dependency rank) are in flight at once. The
         API server's priority and fairness queues the rest; a C(429) answer is retried after its C(Retry-After).
       - The first failure stops the queue; RV(written) says exactly what was written before it.
+      - The default, 16, was measured with the API server one round trip away (1 ms each way, 10,000 ConfigMaps from
+        empty): the call took 0.41 of C(kubectl apply --server-side)'s time where 8 took 0.50. Lower it for an API
+        server that many clients share at once.
     type: int
-    default: 8
+    default: 16
   field_manager:
     description: Server-side apply field manager.
     type: str
@@ -521,7 +524,7 @@ ARGUMENT_SPEC = dict(
     wait_timeout=dict(type="int", default=300),
     lock_timeout=dict(type="int", default=120),
     report=dict(type="str", choices=["changed", "all"], default="changed"),
-    concurrency=dict(type="int", default=8),
+    concurrency=dict(type="int", default=16),
     **AUTH_ARGUMENT_SPEC,
 )
 

@@ -121,7 +121,7 @@ class Options:
     wait: bool = True
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
     wait_timeout: float = 120.0
-    workers: int = 8
+    workers: int = 16   # k8s_apply's concurrency default (its documentation says how it was chosen)
     lock_timeout: float = 120.0  # how long a run waits for another run's lock on the same apply set
 
 
