@@ -7,6 +7,7 @@ socket left open once a connection is done. Real sockets, the proxy built as the
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pathlib
 import shutil
@@ -188,9 +189,7 @@ def running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     if state == "Z":
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         return False
     return True
