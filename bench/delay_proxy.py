@@ -5,14 +5,14 @@
 
     python bench/delay_proxy.py --listen 127.0.0.1:0 --to 127.0.0.1:6443 --delay-ms 1
 
-Prints the port it listens on, then forwards until killed or until the process that started it ends. A chunk read at time T is written at T + delay, so a
-request or answer of many TLS records is delayed once, not once per record, and throughput is not limited (what a
-network link with that latency does). Used where the kernel's netem qdisc is not available to delay loopback
-traffic, in its place.
+Prints the port it listens on, then forwards until killed or until the process that started it ends. A chunk read
+at time T is written at T + delay, so a request or answer of many TLS records is delayed once, not once per record,
+and throughput is not limited (what a network link with that latency does). Used where the kernel's netem qdisc is
+not available to delay loopback traffic, in its place.
 
 netem costs the machine next to nothing; this proxy runs on the cores the clients and the API server share, so it
-must cost as little. The proxy itself is bench/delay_proxy.c (one epoll loop), built here with the C
-compiler on first use. Its first version was Python, two threads per direction: over the 20,000 requests of
+must cost as little. The proxy itself is bench/delay_proxy.c (one epoll loop), built here with the C compiler on
+first use. Its first version was Python, two threads per direction: over the 20,000 requests of
 10,000 ConfigMaps from empty at 1 ms it took 4 to 8 CPU s (more the busier the machine: its threads contend for
 Python's lock), time the client and the server then did not have. An epoll loop in Python still took about 4. The C
 loop takes 2 to 2.6, nine tenths of it in the kernel (the loopback TCP work of its reads and writes).

@@ -7,10 +7,10 @@ socket left open once a connection is done. Real sockets, the proxy built as the
 
 from __future__ import annotations
 
-import contextlib
 import os
 import pathlib
 import shutil
+import signal
 import socket
 import struct
 import subprocess
@@ -20,6 +20,7 @@ import time
 import typing as t
 
 import pytest
+from harness.hygiene import alive
 
 PROXY = pathlib.Path(__file__).resolve().parents[2] / "bench" / "delay_proxy.py"
 DELAY = 0.02   # seconds each way: large beside the scheduling noise of a busy two-core machine
@@ -174,22 +175,9 @@ def test_the_proxy_ends_with_the_process_that_started_it():
     parent.kill()
     parent.wait()
     deadline = time.monotonic() + 5
-    while running(pid) and time.monotonic() < deadline:
+    while alive(pid) and time.monotonic() < deadline:
         time.sleep(0.01)
-    alive = running(pid)
-    if alive:
-        os.kill(pid, 9)   # the test failed; the machine is still left as it was
-    assert not alive
-
-
-def running(pid: int) -> bool:
-    """Whether ``pid`` runs: not gone, and not a zombie (reaped here when this process adopted it as subreaper)."""
-    try:
-        state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        return False
-    if state == "Z":
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-        return False
-    return True
+    left = alive(pid)
+    if left:
+        os.kill(pid, signal.SIGKILL)   # the test failed; the machine is still left as it was
+    assert not left
