@@ -162,6 +162,39 @@ def test_drift_by_another_manager_is_reported_then_reverted(control_plane, names
     assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
 
 
+def test_a_field_someone_removed_is_drift_though_managed_fields_keep_no_trace_of_them(control_plane, namespace):
+    """Another manager's replace that drops a key we applied leaves managedFields as if only we had written: our
+    Apply entry without that key, no entry of theirs. A no-op that trusted managedFields and the fingerprint alone
+    would call the object settled; the live values must decide."""
+    config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "removed", "namespace": namespace},
+                  "data": {"kept": "1", "dropped": "2"}}
+    objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, config_map]
+    apply(control_plane, objects, apply_set=namespace)
+    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml",
+                                                    "--show-managed-fields").stdout)
+    del live["data"]["dropped"]
+    control_plane.kubectl_run("replace", "--field-manager=someone", "-f", "-", input=yaml.safe_dump(live))
+    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml",
+                                                    "--show-managed-fields").stdout)
+    # What makes the case: the server's record names no one but us, and our entry no longer has the key.
+    assert [(e["manager"], e["operation"]) for e in live["metadata"]["managedFields"]] == [
+        ("virtinfra.hyperconverged", "Apply")]
+    assert "f:dropped" not in live["metadata"]["managedFields"][0]["fieldsV1"]["f:data"]
+
+    mark = control_plane.audit_offset()
+    report = apply(control_plane, objects, apply_set=namespace, drift="report")
+    assert server_writes(control_plane, mark) == []
+    entry = by_name(report, "ConfigMap", "removed")
+    assert [(f["path"], f["after"], f["managers"]) for f in entry["drift"]["fields"]] == [("data.dropped", "2", [])]
+    assert report["changed"] is False
+
+    reverted = apply(control_plane, objects, apply_set=namespace, drift="revert")
+    assert by_name(reverted, "ConfigMap", "removed")["action"] == "updated"
+    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml").stdout)
+    assert live["data"] == config_map["data"]
+    assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
+
+
 def test_prune_deletes_only_undesired_objects_of_the_apply_set(control_plane, namespace):
     base = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}]
     maps = [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": f"cm-{i}", "namespace": namespace},
