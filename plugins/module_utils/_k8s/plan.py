@@ -169,7 +169,9 @@ class Planner:
                         action="updated" if changes else "unchanged"), []
 
     def settled(self, item: Target) -> bool:
-        """Every desired value is live, and every field we own is still desired: nothing to send."""
+        """Every desired value is live, and every field we own is still desired: nothing to send. The values are
+        compared, not only managedFields: another manager's replace that drops a key we applied leaves our entry
+        without the key and no entry of its own."""
         if item.owner_set:
             return True   # another apply set's: used as it is (ownership.py)
         if item.live is None or not item.desired:
