@@ -169,17 +169,19 @@ def test_a_field_someone_removed_is_drift_though_managed_fields_keep_no_trace_of
     config_map = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "removed", "namespace": namespace},
                   "data": {"kept": "1", "dropped": "2"}}
     objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, config_map]
+
+    def live() -> dict[str, t.Any]:
+        return yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml",
+                                                        "--show-managed-fields").stdout)
+
     apply(control_plane, objects, apply_set=namespace)
-    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml",
-                                                    "--show-managed-fields").stdout)
-    del live["data"]["dropped"]
-    control_plane.kubectl_run("replace", "--field-manager=someone", "-f", "-", input=yaml.safe_dump(live))
-    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml",
-                                                    "--show-managed-fields").stdout)
+    edited = live()
+    del edited["data"]["dropped"]
+    control_plane.kubectl_run("replace", "--field-manager=someone", "-f", "-", input=yaml.safe_dump(edited))
+    managed = live()["metadata"]["managedFields"]
     # What makes the case: the server's record names no one but us, and our entry no longer has the key.
-    assert [(e["manager"], e["operation"]) for e in live["metadata"]["managedFields"]] == [
-        ("virtinfra.hyperconverged", "Apply")]
-    assert "f:dropped" not in live["metadata"]["managedFields"][0]["fieldsV1"]["f:data"]
+    assert [(e["manager"], e["operation"]) for e in managed] == [("virtinfra.hyperconverged", "Apply")]
+    assert "f:dropped" not in managed[0]["fieldsV1"]["f:data"]
 
     mark = control_plane.audit_offset()
     report = apply(control_plane, objects, apply_set=namespace, drift="report")
@@ -190,8 +192,7 @@ def test_a_field_someone_removed_is_drift_though_managed_fields_keep_no_trace_of
 
     reverted = apply(control_plane, objects, apply_set=namespace, drift="revert")
     assert by_name(reverted, "ConfigMap", "removed")["action"] == "updated"
-    live = yaml.safe_load(control_plane.kubectl_run("get", "cm", "removed", "-n", namespace, "-o", "yaml").stdout)
-    assert live["data"] == config_map["data"]
+    assert live()["data"] == config_map["data"]
     assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
 
 
