@@ -21,7 +21,7 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _TYPES = {"object": dict, "array": list, "string": str, "boolean": bool}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def crd_index(crd_dir: str) -> dict[tuple[str, str], dict[str, t.Any]]:
     """(apiVersion, kind) -> openAPIV3Schema for every served version of every CRD in the directory."""
     index: dict[tuple[str, str], dict[str, t.Any]] = {}

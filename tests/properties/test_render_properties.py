@@ -42,7 +42,7 @@ LABEL_KEYS = ("node-role.kubernetes.io/worker", "kubernetes.io/arch", "zone")
 PASSED_THROUGH = (("NetworkAddonsConfig", "/spec/tlsSecurityProfile/"), ("SSP", "/spec/commonTemplates/namespace:"))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def hyperconverged_schema() -> dict[str, t.Any]:
     return schema_check.crd_index(str(vectors.CRD_DIR))[("hco.kubevirt.io/v1beta1", "HyperConverged")]
 
@@ -89,7 +89,7 @@ def nodes(count: int, layout: str) -> list[dict[str, t.Any]]:
             for index in range(count)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def spec_strategy() -> st.SearchStrategy[t.Any]:
     return from_schema(hyperconverged_schema()["properties"]["spec"], depth=1)
 

@@ -197,4 +197,4 @@ def metav1_time(value: t.Any) -> t.Any:
         moment = datetime.datetime(year, month, day, hour, minute, second, tzinfo=datetime.timezone(offset))
     except ValueError:
         return value
-    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

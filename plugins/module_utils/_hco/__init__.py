@@ -6,3 +6,6 @@
 PRIVATE: the layout of this package is not part of the collection's public API; use the
 ``hco_render`` action or the ``hco_operands`` filter.
 """
+
+# The Python floor (_python.py), checked before anything else is imported.
+from .. import _python  # noqa: F401

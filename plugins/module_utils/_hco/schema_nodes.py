@@ -15,7 +15,7 @@ from .._common.errors import FieldError, join_path
 from .._common.golang import QUANTITY_PATTERN
 
 MISSING: t.Any = object()
-Rule = t.Callable[[t.Any], t.Optional[str]]
+Rule = t.Callable[[t.Any], str | None]
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

@@ -6,3 +6,6 @@
 ``apply.py`` runs the apply pipeline (parse, resolve, read, ownership, parent, validate, plan, prune.find, access,
 lock, write, prune, waits, report), one module per stage; docs/dev/architecture.md has the stage map.
 """
+
+# The Python floor (_python.py), checked before anything else is imported.
+from .. import _python  # noqa: F401

@@ -15,7 +15,7 @@ import hashlib
 import json
 import typing as t
 
-Path = tuple[t.Union[str, int], ...]
+Path = tuple[str | int, ...]
 FINGERPRINT_ANNOTATION = "hyperconverged.virtinfra.io/desired-hash"
 SERVER_METADATA = ("managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink")
 

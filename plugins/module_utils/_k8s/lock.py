@@ -42,14 +42,14 @@ def holder_identity(now: datetime.datetime | None = None) -> str:
         user = getpass.getuser()
     except (KeyError, OSError):
         user = str(os.getuid())
-    started = (now or datetime.datetime.now(datetime.timezone.utc)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    started = (now or datetime.datetime.now(datetime.UTC)).strftime("%Y-%m-%dT%H:%M:%SZ")
     identity = f"{user}@{socket.gethostname()} pid {os.getpid()} since {started}"
     job = os.environ.get("JOB_ID") or os.environ.get("AWX_JOB_ID")
     return identity + (f" (AWX job {job})" if job else "")
 
 
 def _micro_time() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 class ApplySetLock:

@@ -9,3 +9,6 @@ InstallPlans) → readiness (what "ready" means per kind) → run (the orchestra
 
 PRIVATE: the interface may change without notice.
 """
+
+# The Python floor (_python.py), checked before anything else is imported.
+from .. import _python  # noqa: F401

@@ -2,3 +2,6 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Node-level prerequisites (swap, bridges, SR-IOV, hostpath-provisioner, OLM) as validated cluster objects. PRIVATE."""
+
+# The Python floor (_python.py), checked before anything else is imported.
+from .. import _python  # noqa: F401

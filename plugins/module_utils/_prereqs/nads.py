@@ -34,7 +34,7 @@ def check_input(problems: Problems, nads: t.Any) -> None:
         check_keys(problems, path("nads", index), nad, NAD_KEYS)
 
 
-Objects = t.List[t.Dict[str, t.Any]]
+Objects = list[dict[str, t.Any]]
 
 
 def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:

@@ -15,7 +15,6 @@ import fnmatch
 import re
 import typing as t
 import uuid
-
 import zoneinfo
 
 from .._common.golang import quantity_value

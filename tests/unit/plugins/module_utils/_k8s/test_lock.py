@@ -23,7 +23,7 @@ def test_lease_names_stay_valid_and_distinct_for_the_longest_parent_names():
 
 
 def test_the_holder_names_the_awx_job_when_the_job_environment_has_one(monkeypatch):
-    started = datetime.datetime(2026, 11, 24, 8, 0, tzinfo=datetime.timezone.utc)
+    started = datetime.datetime(2026, 11, 24, 8, 0, tzinfo=datetime.UTC)
     monkeypatch.delenv("AWX_JOB_ID", raising=False)
     monkeypatch.setenv("JOB_ID", "17")
     assert re.fullmatch(r".+@.+ pid \d+ since 2026-11-24T08:00:00Z \(AWX job 17\)", holder_identity(started))
