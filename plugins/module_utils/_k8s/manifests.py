@@ -15,8 +15,12 @@ import json
 import os
 import typing as t
 
+from .yaml_go import NotJSON, json_value
+
 try:
     import yaml
+
+    from .yaml_go import GoLoader
 except ImportError:  # the module reports the kubernetes library (which needs PyYAML) as missing
     yaml = None  # type: ignore[assignment]
 
@@ -118,7 +122,7 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
         found.errors.append(_error(option, path, KUSTOMIZATION))
         return
     try:
-        with open(path, encoding="utf-8") as stream:
+        with open(path, encoding="utf-8-sig") as stream:   # a byte-order mark, as kubectl, is read past
             text = stream.read()
     except (OSError, UnicodeDecodeError) as exc:
         found.errors.append(_error(option, path, f"cannot be read: {exc}"))
@@ -127,7 +131,7 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
         found.errors.append(_error(option, path, VAULTED))
         return
     try:
-        documents = _documents(path, text)
+        documents = _documents(text)
     except ValueError as exc:
         found.errors.append(_error(option, path, str(exc)))
         return
@@ -140,28 +144,81 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
 
 def objects_of(name: str, text: str) -> list[t.Any]:
     """The objects in one file's text (a document may hold a List); ValueError names what is wrong and where."""
-    return [item for document in _documents(name, text) for item in _items(document)]
+    return [item for document in _documents(text) for item in _items(document)]
 
 
-def _documents(path: str, text: str) -> list[t.Any]:
-    if path.endswith(".json"):
-        try:
-            return [json.loads(text)]
-        except json.JSONDecodeError as exc:
-            raise ValueError(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+def _documents(text: str) -> list[t.Any]:
+    """The documents of one file, read as kubectl reads them (k8s.io/apimachinery util/yaml/decoder.go,
+    ``YAMLOrJSONDecoder``): a stream whose first character past a byte-order mark and white space is ``{`` is JSON,
+    one object after another, whatever the file's name; anything else is YAML with go-yaml's scalars (yaml_go.py)."""
+    text = text[1:] if text.startswith("\ufeff") else text
+    if text.lstrip().startswith("{"):
+        return _json_documents(text)
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
-    # libyaml's safe loader where PyYAML has it (faster); aliases are measured before they are expanded.
-    loader = _BoundedLoader if "&" in text and "*" in text else getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
+    loader = _BoundedLoader if "&" in text and "*" in text else GoLoader
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
-    except AliasBomb as exc:
+    except (AliasBomb, NotJSON) as exc:
         raise ValueError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
         raise ValueError(f"is not valid YAML: {problem}{where}") from None
+
+
+def _json_documents(text: str) -> list[t.Any]:
+    """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
+    integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value)."""
+    documents, position = [], 0
+    try:
+        while True:
+            position = len(text) - len(text[position:].lstrip())
+            if position >= len(text):
+                return documents
+            document, position = _JSON.raw_decode(text, position)
+            documents.append(document)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except _NonFinite as exc:
+        line, column = _position(text, str(exc))
+        raise ValueError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
+                         f"{line}, column {column})") from None
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _json_float(text: str) -> t.Any:
+    try:
+        return json_value(float(text))
+    except ValueError:
+        raise _NonFinite(text) from None
+
+
+def _not_json(constant: str) -> t.NoReturn:
+    """Python's json reads NaN and Infinity; Go's encoding/json, and so kubectl, does not."""
+    raise _NonFinite(constant)
+
+
+_JSON = json.JSONDecoder(parse_constant=_not_json, parse_float=_json_float)
+
+
+def _position(text: str, constant: str) -> tuple[int, int]:
+    """Line and column of the first ``constant`` outside a JSON string (the error path only)."""
+    quoted = escaped = False
+    for index, char in enumerate(text):
+        if quoted:
+            quoted, escaped = (escaped or char != '"'), (not escaped and char == "\\")
+        elif char == '"':
+            quoted = True
+        elif text.startswith(constant, index):
+            line = text.count("\n", 0, index) + 1
+            return line, index - (text.rfind("\n", 0, index) + 1) + 1
+    return 1, 1
 
 
 # The most nodes a document may expand to through YAML aliases (anchors used again with *name). The largest object
@@ -206,8 +263,8 @@ def expanded_size(node: t.Any, limit: int = MAX_EXPANDED_NODES) -> int:
 
 
 if yaml is not None:
-    class _BoundedLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        """The safe loader, which measures a document before constructing (expanding) it."""
+    class _BoundedLoader(GoLoader):
+        """The loader, which measures a document before constructing (expanding) it."""
 
         def construct_document(self, node: t.Any) -> t.Any:
             expanded_size(node)

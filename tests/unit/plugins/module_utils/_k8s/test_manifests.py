@@ -6,9 +6,12 @@
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import load
+import pytest
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import load, objects_of
 
 
 def config_map(name: str) -> dict:
@@ -96,10 +99,11 @@ def test_every_unreadable_input_is_reported_with_its_file_and_line(tmp_path):
 
 
 def test_yaml_is_read_safely(tmp_path):
+    # A tag go-yaml does not know is dropped, as kubectl drops it: the node is read as the list it is, nothing runs.
     path = tmp_path / "tagged.yaml"
-    path.write_text("apiVersion: !!python/object/apply:os.getcwd []\n")
+    path.write_text("apiVersion: !!python/object/apply:os.getcwd []\nkind: !Ref [a]\nname: !Sub x\n")
     found = load([str(path)])
-    assert found.objects == [] and "is not valid YAML" in found.errors[0]["message"]
+    assert found.errors == [] and found.objects == [{"apiVersion": [], "kind": ["a"], "name": "x"}]
 
 
 def test_a_relative_path_is_refused_even_where_the_working_directory_has_it(tmp_path, monkeypatch):
@@ -190,3 +194,21 @@ def test_expanded_size_counts_shared_nodes_as_often_as_they_are_used():
         assert "more than 10 nodes" in str(exc)
     else:
         raise AssertionError("a document over the limit was accepted")
+
+
+def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
+    # apimachinery's YAMLOrJSONDecoder sniffs the stream: a JSON object (or several) is read by JSON's rules, so
+    # the \ud83d\ude00 pair that YAML refuses is one character, and a .json file holding YAML is read as YAML.
+    assert objects_of("a.yaml", '\ufeff {"a": "\\ud83d\\ude00", "n": 1.0}\n{"b": 2}') == [{"a": "\U0001f600", "n": 1},
+                                                                                        {"b": 2}]
+    assert objects_of("a.json", "- a: 1:30\n") == [{"a": "1:30"}]
+
+
+@pytest.mark.parametrize(("text", "where"), [
+    ('{"a": "NaN",\n "b": NaN}', "NaN is not a number JSON can carry, and kubectl refuses it too (line 2, column 7)"),
+    ('{"a": -Infinity}', "-Infinity is not a number JSON can carry"),
+    ('{"a": 1e400}', "1e400 is not a number JSON can carry"),
+])
+def test_json_numbers_go_cannot_read_are_refused_with_their_line(text, where):
+    with pytest.raises(ValueError, match=re.escape(where)):
+        objects_of("x.json", text)
