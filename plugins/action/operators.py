@@ -73,10 +73,12 @@ class ActionModule(ControllerAction):
         if not keys:
             return {"changed": False, "plan": [], "applied": [], "waited": [], "notes": [
                 "no operator to install: the objects given are served by none this collection installs"]}
+        connection = None
         try:
             connection = connect(args)
-            return run(connection, settings, fetch, lambda line: display.display(f"[operators] {line}"))
+            return {**run(connection, settings, fetch, lambda line: display.display(f"[operators] {line}")),
+                    "connection": connection_used(connection)}
         except Failed as exc:
-            return {"failed": True, "msg": str(exc), **exc.result}
+            return {"failed": True, "msg": str(exc), **exc.result, "connection": connection_used(connection)}
         except KubeError as exc:
-            return {"failed": True, "msg": str(exc), "status": exc.status}
+            return {"failed": True, "msg": str(exc), "status": exc.status, "connection": connection_used(connection)}

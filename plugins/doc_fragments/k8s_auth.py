@@ -13,7 +13,14 @@ options:
       - Path to a kubeconfig file (or several, separated by V(:), merged as kubectl merges them), or the kubeconfig as
         a dictionary. Defaults to C(K8S_AUTH_KUBECONFIG), then C(KUBECONFIG), then C(~/.kube/config).
       - A user whose credentials a program gives (C(exec), C(auth-provider)) is loaded with the kubernetes Python
-        client, which runs the program and renews what it gives; every other user is read without it.
+        client, which runs the program and renews what it gives; every other user is read without it. The user's
+        impersonation fields (C(as), C(as-uid), C(as-groups), C(as-user-extra)) are sent as kubectl sends them, unless
+        O(impersonate_user) or O(impersonate_groups) is given.
+      - Without O(kubeconfig), O(host) and any kubeconfig file, a job in a pod (an AWX container group, an execution
+        environment in the cluster) connects with the pod's service account, as kubectl does
+        (C(KUBERNETES_SERVICE_HOST), C(KUBERNETES_SERVICE_PORT), the token and CA under
+        C(/var/run/secrets/kubernetes.io/serviceaccount); the token is read again as it is renewed).
+      - The result's C(connection) says which source won and which proxy, if any (shown at C(-v)).
     type: raw
   context:
     description: Kubeconfig context. Defaults to C(K8S_AUTH_CONTEXT), then the current context.
@@ -40,10 +47,18 @@ options:
     type: path
     aliases: [key_file]
   proxy:
-    description: HTTP proxy URL for the API server's requests. Defaults to C(K8S_AUTH_PROXY).
+    description:
+      - HTTP(S) or SOCKS proxy URL for the API server's requests, credentials in the URL sent as Proxy-Authorization.
+        Defaults to C(K8S_AUTH_PROXY), then the kubeconfig cluster's C(proxy-url), then the environment as kubectl
+        reads it (C(HTTPS_PROXY) or C(HTTP_PROXY) by the server's scheme, upper case before lower case, with
+        C(NO_PROXY); a server on localhost or a loopback address is never proxied from the environment).
+      - A proxy that refuses the tunnel is named with its answer and not asked again.
     type: str
   no_proxy:
-    description: Comma-separated hosts, domains and CIDRs reached without O(proxy). Defaults to C(K8S_AUTH_NO_PROXY).
+    description:
+      - Comma-separated hosts, domains and CIDRs reached without a proxy, by Go's rules as kubectl applies C(NO_PROXY)
+        (C(*); an address or CIDR; C(example.com) for itself and its subdomains, C(.example.com) for its subdomains
+        only; any of them with C(:port)). Defaults to C(K8S_AUTH_NO_PROXY); applies on top of C(NO_PROXY).
     type: str
   impersonate_user:
     description: User to act as (Kubernetes impersonation; the credential needs the C(impersonate) verb). Defaults to

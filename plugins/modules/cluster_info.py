@@ -118,6 +118,10 @@ requests:
     returns them (C(writes) is always 0).
   returned: always
   type: dict
+connection:
+  description: Where the call connected and what chose it, as M(virtinfra.hyperconverged.k8s_apply) returns it.
+  returned: when the connection could be set up
+  type: dict
 """
 
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib

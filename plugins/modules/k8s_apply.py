@@ -455,6 +455,24 @@ requests:
   description: HTTP requests this call made, C({total, writes, by_method}).
   returned: always
   type: dict
+connection:
+  description:
+    - Where the call connected and what chose it, as C(-v) shows it. C(source) is the kubeconfig file(s) and context,
+      C(host option), or C(in-cluster service account); C(proxy_source) is C(proxy option), C(kubeconfig proxy-url),
+      the environment variable (C(HTTPS_PROXY), ...), or what bypassed it (C(HTTPS_PROXY bypassed by NO_PROXY)).
+      The proxy is shown without its credentials.
+  returned: when the connection could be set up
+  type: dict
+  sample: {server: "https://api.example.com:6443", source: "kubeconfig /home/ops/.kube/config, context admin",
+           proxy: "http://proxy.example.com:3128", proxy_source: HTTPS_PROXY}
+unknown:
+  description:
+    - On a failure, the writes and deletes whose outcome is unknown, each C({apiVersion, kind, namespace, name,
+      action}). The request reached the API server and its answer was lost; the object was read back and did not
+      tell (it could not be read, or someone else changed it since). Counted as a possible change (C(changed)).
+  returned: failure
+  type: list
+  elements: dict
 deleted:
   description:
     - With O(state=absent), the objects deleted (in check mode, that would be deleted), in input order. On a

@@ -191,6 +191,10 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+connection:
+  description: Where the call connected and what chose it, as M(virtinfra.hyperconverged.k8s_apply) returns it.
+  returned: when the connection could be set up
+  type: dict
 plan:
   description: Per operator, current version and target (C(KubeVirt (virt-operator) - v1.8.2 → v1.9.0)).
   returned: always

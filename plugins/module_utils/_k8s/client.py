@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import collections
 import json
+import os
 import random
 import re
 import threading
 import time
 import typing as t
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import quote, urlencode, urlsplit
 
+from . import in_cluster, proxies
 from . import kubeconfig as _kubeconfig
 from . import transport as _transport
 from .kubeconfig import Endpoint, KubeconfigError, default_paths, read
@@ -49,7 +51,12 @@ class KubeError(Exception):
 
 
 class Unreachable(KubeError):
-    """The API server did not answer (connection refused, timeout, TLS failure)."""
+    """The API server did not answer (connection refused, timeout, TLS failure). ``sent``: the last attempt's request
+    may have reached the server, so a write it carried may have happened."""
+
+    def __init__(self, message: str, sent: bool = False) -> None:
+        super().__init__(message)
+        self.sent = sent
 
 
 class DeadlineExceeded(KubeError):
@@ -61,6 +68,15 @@ class DeadlineExceeded(KubeError):
 # at level 1), so a LIST of thousands of objects crosses the network in a fourteenth of its size; the transport
 # decompresses it (transport.py: decoded).
 ACCEPT_ENCODING = ("Accept-Encoding", "gzip")
+
+# The body as UTF-8 JSON, as Go's encoding/json writes it for kubectl: the API server reads an apply body as YAML,
+# which takes a character outside the Basic Multilingual Plane as itself but not as the \\ud83d\\ude00 pair that
+# ensure_ascii would write.
+_BODY = json.JSONEncoder(ensure_ascii=False)
+# A path segment as Go's net/url escapes it (url.go, shouldEscape, encodePath) for client-go: an object's name may
+# be any text the server accepts (a custom resource's has no pattern), and the request line is ASCII.
+_PATH_SAFE = "/$&+,:;=@"
+_PLAIN_PATH = re.compile(r"[A-Za-z0-9/._~:@$&+,;=-]*")
 
 # Answers a retry cannot change: refused credentials or rights, an endpoint that does not exist, an invalid object.
 PERMANENT_STATUS = frozenset({400, 401, 403, 404, 405, 415, 422})
@@ -80,31 +96,59 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
 
 
 def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, host: str | None,
-             overrides: t.Mapping[str, t.Any]) -> tuple[Endpoint, t.Callable[[], str | None] | None]:
-    """The server and credentials: the kubeconfig's (none when only a host is given) with the explicit options over
-    them; and, for a user whose token a program gives (exec, auth-provider), where to ask for the current one."""
-    try:
-        found = Endpoint(server="") if host and not kubeconfig else read(kubeconfig, context)
-    except KubeconfigError as exc:
-        raise KubeError(str(exc)) from None
+             overrides: t.Mapping[str, t.Any], no_proxy: str | None = None,
+             environ: t.Mapping[str, str] | None = None) -> tuple[Endpoint, t.Callable[[], str | None] | None]:
+    """The server and credentials, with the explicit options over them: the kubeconfig's (none when only a host is
+    given), or the pod's service account where no kubeconfig file exists; the proxy that reaches the server
+    (proxies.py); and, for a user whose token a program or a file renews, where to ask for the current one."""
+    environ = os.environ if environ is None else environ
     changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
     renewed = None
+    try:
+        if host and not kubeconfig:
+            found = Endpoint(server="", source="host option")
+        elif not kubeconfig and not _kubeconfig_files() and in_cluster.available(environ):
+            found, renewed = in_cluster.endpoint(environ)
+        else:
+            found = read(kubeconfig, context)
+    except KubeconfigError as exc:
+        raise KubeError(str(exc)) from None
     if found.plugin and "authorization" not in changes:   # an explicit api_key: the program is not run
         # The context read here, by name: the library would pick another current-context when KUBECONFIG lists
         # several files that set one (it takes the last, kubectl the first).
         found, renewed = _from_library(kubeconfig, found.context or context, found)
+    if "authorization" in changes:
+        renewed = None
     if "server" in changes:
         changes["server"] = changes["server"].rstrip("/")
-    if "ca_file" in changes:
-        changes["ca_data"] = None
-    if "cert_file" in changes:
-        changes["cert_data"] = None
-    if "key_file" in changes:
-        changes["key_data"] = None
+        if found.server:
+            changes["source"] = f"{found.source}, server from the host option"
+    for option, data in (("ca_file", "ca_data"), ("cert_file", "cert_data"), ("key_file", "key_data")):
+        if option in changes:
+            changes[data] = None
     found = found.but(**changes)
     if not found.server:
         raise KubeError("no API server: set host, or kubeconfig with a cluster's server")
-    return found, renewed
+    chosen = proxies.route(found.server, found.proxy, "proxy option" if "proxy" in changes else "kubeconfig proxy-url",
+                           no_proxy, environ)
+    return found.but(proxy=chosen.proxy, proxy_source=chosen.source), renewed
+
+
+def impersonation_headers(target: Endpoint) -> list[tuple[str, str]]:
+    """Kubernetes' impersonation headers (k8s.io/client-go transport/round_trippers.go, NewImpersonatingRoundTripper):
+    one Impersonate-Group per group and one Impersonate-Extra-<key> per value, the key percent-encoded."""
+    headers = [("Impersonate-User", target.impersonate_user)] if target.impersonate_user else []
+    if target.impersonate_uid:
+        headers.append(("Impersonate-Uid", target.impersonate_uid))
+    headers += [("Impersonate-Group", group) for group in target.impersonate_groups]
+    headers += [(f"Impersonate-Extra-{quote(key, safe='')}", value) for key, values in target.impersonate_extra
+                for value in values]
+    return headers
+
+
+def _kubeconfig_files() -> list[str]:
+    """The default kubeconfig files that exist (KUBECONFIG's, or ~/.kube/config)."""
+    return [p for p in (os.path.expanduser(p) for p in default_paths().split(os.pathsep) if p) if os.path.exists(p)]
 
 
 def _from_library(kubeconfig: str | dict[str, t.Any] | None, context: str | None, found: Endpoint
@@ -155,14 +199,14 @@ class Connection:
         target, self._renewed = endpoint(kubeconfig, context, host, {
             "server": host, "authorization": f"Bearer {api_key}" if api_key else None,
             "cert_file": client_cert, "key_file": client_key, "proxy": proxy,
-            "insecure": None if validate_certs is None else not validate_certs, "ca_file": ca_cert})
-        # Kubernetes' user impersonation headers (k8s.io/client-go transport, ImpersonationConfig).
-        self._impersonation: list[tuple[str, str]] = (
-            ([("Impersonate-User", impersonate_user)] if impersonate_user else [])
-            + [("Impersonate-Group", group) for group in impersonate_groups])
+            "insecure": None if validate_certs is None else not validate_certs, "ca_file": ca_cert}, no_proxy)
+        if impersonate_user or impersonate_groups:   # the options replace the kubeconfig user's as and as-groups
+            target = target.but(impersonate_user=impersonate_user or None, impersonate_uid=None,
+                                impersonate_groups=tuple(impersonate_groups), impersonate_extra=())
+        self._impersonation = impersonation_headers(target)
         self.endpoint = target
         try:
-            self.transport = transport(target, no_proxy, maxsize=64)   # idle connections kept (concurrency)
+            self.transport = transport(target, maxsize=64)   # idle connections kept (concurrency)
         except TransportError as exc:
             raise KubeError(str(exc)) from None
         self._host = target.server
@@ -215,7 +259,7 @@ class Connection:
         """As request, with the HTTP status of the answer (an apply that created its object answers 201)."""
         # One loop of attempts: its branches (TLS, connection, 429, retriable statuses) share the attempt counter
         # and the call's deadline, which splitting it would pass around.
-        target = self._path_prefix + path
+        target = self._path_prefix + (path if _PLAIN_PATH.fullmatch(path) else quote(path, safe=_PATH_SAFE))
         if query:
             target += "?" + self._query_string(query)
         headers = [("Accept", accept), ACCEPT_ENCODING, ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
@@ -225,11 +269,12 @@ class Connection:
         payload: bytes | None = None
         if body is not None:
             headers.append(("Content-Type", content_type))
-            text = body if isinstance(body, (str, bytes)) else json.dumps(body)
-            payload = text.encode() if isinstance(text, str) else text
+            payload = body if isinstance(body, bytes) else (
+                body if isinstance(body, str) else _BODY.encode(body)).encode("utf-8")
         attempts = self.retries + 1 if retry else 1
         dry_run = bool(query and query.get("dryRun"))
         throttled = 0
+        sent = False   # whether any attempt's request may have reached the server
         attempt = -1
         while attempt + 1 < attempts:
             attempt += 1
@@ -245,10 +290,14 @@ class Connection:
                 if exc.tls:   # a certificate the client does not trust stays untrusted: no retry
                     raise Unreachable(f"TLS verification of {self._host} failed: {exc} (set ca_cert to the "
                                       "cluster's CA, or validate_certs: false for a test cluster)") from None
+                sent = sent or exc.sent
+                if exc.refused:
+                    raise Unreachable(f"cannot reach the API server {self._host}: {exc} ({self._proxy_named()})"
+                                      ) from None
                 if attempt + 1 < attempts:
                     self._pause(self._delay(attempt, None), method, path)
                     continue
-                raise Unreachable(f"API server {self._host} is unreachable: {exc}") from None
+                raise Unreachable(f"API server {self._host} is unreachable: {exc}", sent=sent) from None
             data = _decode(raw)
             if status < 400:
                 if method in ("POST", "PUT", "PATCH", "DELETE") and not dry_run and counts_as_write:
@@ -266,7 +315,7 @@ class Connection:
             if _retriable(status, data) and attempt + 1 < attempts:
                 self._pause(self._delay(attempt, header("Retry-After")), method, path)
                 continue
-            raise self._error(status, data, method, path, self._host)
+            raise self._error(status, data, method, path, self._host, self._proxy_named())
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _query_string(self, query: t.Mapping[str, t.Any]) -> str:
@@ -304,8 +353,14 @@ class Connection:
             return min(float(retry_after), 10.0)
         return min(self.backoff * (2 ** attempt), 8.0)
 
+    def _proxy_named(self) -> str:
+        """The proxy and what chose it, for a message ("" when there is none)."""
+        if not self.endpoint.proxy:
+            return ""
+        return f"proxy {proxies.shown(self.endpoint.proxy)} from {self.endpoint.proxy_source}"
+
     @staticmethod
-    def _error(status: int, data: t.Any, method: str, path: str, host: str = "") -> KubeError:
+    def _error(status: int, data: t.Any, method: str, path: str, host: str = "", proxy: str = "") -> KubeError:
         if isinstance(data, dict) and data.get("kind") == "Status":
             if status == 403:
                 return KubeError(forbidden_message(data, method, path), status, data)
@@ -315,8 +370,10 @@ class Connection:
             message = str(data.get("message") or "") or f"{method} {path}: HTTP {status} {data.get('reason') or ''}"
             return KubeError(message.strip(), status, data)
         # Not a Kubernetes Status: a proxy, a web page, or not an API server at all.
+        check = f"is the server address right, and does the {proxy} reach it?" if proxy else \
+            "is the server address right?"
         return KubeError(f"{method} {host}{path}: HTTP {status} from something that is not a Kubernetes API server "
-                         f"(is the server address right?): {_summary_line(data)}", status,
+                         f"({check}): {_summary_line(data)}", status,
                          {"message": _summary_line(data)})
 
 

@@ -57,6 +57,13 @@ class Endpoint:
     authorization: str | None = None   # the Authorization header: "Bearer ..." or "Basic ..."
     plugin: Plugin | None = None        # the user's credentials come from a program the library runs
     context: str | None = None          # the kubeconfig context it was read from
+    # Who to act as: the kubeconfig user's as, as-uid, as-groups and as-user-extra (client-go rest.ImpersonationConfig).
+    impersonate_user: str | None = None
+    impersonate_uid: str | None = None
+    impersonate_groups: tuple[str, ...] = ()
+    impersonate_extra: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    source: str = ""                    # where the server and credentials were read, for -v ("kubeconfig ...")
+    proxy_source: str = ""              # what chose the proxy (proxies.py), for -v
 
     def but(self, **changes: t.Any) -> Endpoint:
         return dataclasses.replace(self, **changes)
@@ -99,7 +106,8 @@ def read(kubeconfig: str | dict[str, t.Any] | None, context: str | None) -> Endp
     cluster = _named(named, "clusters", settings.get("cluster"), where, f"context {name}")
     user_name = settings.get("user")
     user = named["users"].get(user_name) if user_name else None
-    return _endpoint(cluster, user, where).but(context=name)
+    named_as = where if isinstance(kubeconfig, dict) else f"kubeconfig {where}"
+    return _endpoint(cluster, user, where).but(context=name, source=f"{named_as}, context {name}")
 
 
 def _load(path: str) -> dict[str, t.Any]:
@@ -170,6 +178,13 @@ def _endpoint(cluster: _Entry, user: _Entry | None, where: str) -> Endpoint:
 
 
 def _credentials(endpoint: Endpoint, user: dict[str, t.Any], base: str) -> Endpoint:
+    extra = user.get("as-user-extra") or {}
+    endpoint = endpoint.but(
+        impersonate_user=str(user["as"]) if user.get("as") else None,
+        impersonate_uid=str(user["as-uid"]) if user.get("as-uid") else None,
+        impersonate_groups=tuple(str(g) for g in user.get("as-groups") or ()),
+        impersonate_extra=tuple((str(k), tuple(str(v) for v in (vs or ()))) for k, vs in sorted(extra.items()))
+        if isinstance(extra, dict) else ())
     if "auth-provider" in user:
         return endpoint.but(plugin="auth-provider")
     cert_file, cert_data = _file_or_data(user, "client-certificate", base)

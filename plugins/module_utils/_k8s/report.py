@@ -15,6 +15,7 @@ from .applyset import PARENT_API_VERSION, ApplySet
 from .context import Context
 from .fields import diff, public, strip
 from .model import Step
+from .proxies import shown
 from .secrets import redact_changes, redact_object
 
 # The entry names the object, and its identity never changes (another name is another object), so its change list
@@ -120,6 +121,16 @@ def sized(result: dict[str, t.Any], report_mode: str) -> dict[str, t.Any]:
     if report_mode == "all":
         return result
     return {**result, "objects": [entry for entry in result["objects"] if noteworthy(entry)]}
+
+
+def connection_used(connection: t.Any) -> dict[str, t.Any]:
+    """Where the call connected and what chose it, shown at -v: C({server, source, proxy, proxy_source}); the
+    proxy without its credentials."""
+    if connection is None:
+        return {}
+    target = connection.endpoint
+    return {"server": target.server, "source": target.source, "proxy": shown(target.proxy) if target.proxy else None,
+            "proxy_source": target.proxy_source or None}
 
 
 def requests_made(connection: t.Any) -> dict[str, t.Any]:

@@ -25,6 +25,9 @@ import socket
 import typing as t
 
 _MAXLINE = 65536      # as http.client: one status, header or chunk-size line, and the number of headers
+# The largest answer read, as sent and once decompressed (transport.decoded). http.client sets no such limit; an API
+# server's largest answers are LISTs, and one of this size already takes gigabytes once decoded into Python objects.
+MAX_ANSWER_BYTES = 512 << 20
 _MAXHEADERS = 100
 _RECEIVE = 65536
 # email.feedparser's headerRE: a name of printable characters but the colon, then the colon.
@@ -94,7 +97,7 @@ class Stream:
 
     def read_to_end(self) -> bytes:
         while self._receive():
-            pass
+            _refuse_past(len(self._buffer) - self._start)
         return self._take(len(self._buffer) - self._start)
 
     def _take(self, size: int) -> bytes:
@@ -163,6 +166,7 @@ def read_answer(stream: Stream, method: str) -> Reply:
     elif chunked:
         body = _chunked(stream)
     elif length is not None:
+        _refuse_past(length)
         body = stream.read(length)
         if len(body) < length:
             raise http.client.IncompleteRead(body, length - len(body))
@@ -208,6 +212,7 @@ def _length(headers: Headers) -> int | None:
 
 def _chunked(stream: Stream) -> bytes:
     pieces: list[bytes] = []
+    total = 0
     while True:
         line = _line(stream, "chunk size")
         try:
@@ -216,6 +221,8 @@ def _chunked(stream: Stream) -> bytes:
             raise http.client.IncompleteRead(b"".join(pieces)) from None
         if size == 0:
             break
+        total += size
+        _refuse_past(total)
         piece = stream.read(size)
         if len(piece) < size:
             raise http.client.IncompleteRead(b"".join(pieces) + piece, size - len(piece))
@@ -260,6 +267,11 @@ def _lines_one_by_one(stream: Stream) -> t.Iterator[str]:
         if line in (b"\r\n", b"\n", b""):
             return
         yield line.decode("iso-8859-1")
+
+
+def _refuse_past(size: int) -> None:
+    if size > MAX_ANSWER_BYTES:
+        raise http.client.HTTPException(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes")
 
 
 def _line(stream: Stream, what: str) -> bytes:

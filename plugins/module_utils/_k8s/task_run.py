@@ -19,7 +19,7 @@ from .client import Connection, KubeError
 from .facts import cluster_facts
 from .manifests import load as load_manifests
 from .module_args import connect
-from .report import requests_made
+from .report import connection_used, requests_made
 from .waits import WaitFailed, WaitSpec
 
 
@@ -78,16 +78,20 @@ def run_apply(params: t.Mapping[str, t.Any], check_mode: bool, diff: bool) -> Ou
     except ApplyFailed as exc:
         partial = exc.partial or {}
         return Outcome({"msg": str(exc), "errors": exc.errors, "requests": requests_made(connection),
+                        "connection": connection_used(connection),
                         "changed": bool(partial.get("changed")), "written": partial.get("written", []),
-                        "pruned": partial.get("pruned", []), "deleted": partial.get("deleted", [])},
+                        "pruned": partial.get("pruned", []), "deleted": partial.get("deleted", []),
+                        "unknown": partial.get("unknown", [])},
                        failed=True, warnings=_warnings(applier), no_log_values=hidden)
     except (KubeError, WaitFailed) as exc:
-        return Outcome({"msg": str(exc), "status": getattr(exc, "status", None), "requests": requests_made(connection)},
+        return Outcome({"msg": str(exc), "status": getattr(exc, "status", None), "requests": requests_made(connection),
+                        "connection": connection_used(connection)},
                        failed=True, warnings=_warnings(applier), no_log_values=hidden)
     warnings = tuple(result.pop("warnings", []))
     if not diff:
         result.pop("diff", None)
-    return Outcome(sized(result, params["report"]), warnings=warnings, no_log_values=hidden)
+    return Outcome({**sized(result, params["report"]), "connection": connection_used(connection)}, warnings=warnings,
+                   no_log_values=hidden)
 
 
 def run_info(params: t.Mapping[str, t.Any]) -> Outcome:
@@ -97,8 +101,10 @@ def run_info(params: t.Mapping[str, t.Any]) -> Outcome:
         connection = connect(params)
         facts = cluster_facts(connection, _kind_pairs(params["kinds"]), _kind_pairs(params["read"]))
     except KubeError as exc:
-        return Outcome({"msg": str(exc), "status": exc.status, "requests": requests_made(connection)}, failed=True)
-    return Outcome({"changed": False, "requests": requests_made(connection), **facts})
+        return Outcome({"msg": str(exc), "status": exc.status, "requests": requests_made(connection),
+                        "connection": connection_used(connection)}, failed=True)
+    return Outcome({"changed": False, "requests": requests_made(connection), "connection": connection_used(connection),
+                    **facts})
 
 
 def _kind_pairs(entries: list[dict[str, t.Any]]) -> list[tuple[str, str]]:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import gzip
 import http.client
 import importlib.util
-import ipaddress
 import os
+import re
 import select
 import socket
 import ssl
@@ -29,11 +28,12 @@ import tempfile
 import threading
 import typing as t
 import zlib
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from .kubeconfig import Endpoint
+from .proxies import shown
 from .request import host_header, request_bytes
-from .response import Stream, read_answer
+from .response import MAX_ANSWER_BYTES, Stream, read_answer
 
 # urllib3 is imported only for a proxy: importing it costs 50-65 ms in ansible-playbook's process (its URL
 # patterns are compiled at import), where every run of a cluster module loads this file. Whether it is there is
@@ -44,15 +44,19 @@ if importlib.util.find_spec("urllib3") is None:
     IMPORT_ERROR = ImportError("No module named 'urllib3'", name="urllib3")
 
 Headers = t.Sequence[tuple[str, str]]
-Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]   # status, header lookup, body
+Answer = tuple[int, t.Callable[[str], str | None], bytes]   # status, header lookup, body
 
 
 class TransportError(Exception):
-    """No answer: the connection failed, timed out or broke. ``tls``: the server's certificate was not trusted."""
+    """No answer: the connection failed, timed out or broke. ``tls``: the server's certificate was not trusted.
+    ``refused``: something on the way answered no (a proxy refused the tunnel), which trying again does not change.
+    ``sent``: the request may have reached the server (its bytes were written), so a write may have happened."""
 
-    def __init__(self, reason: str, tls: bool = False) -> None:
+    def __init__(self, reason: str, tls: bool = False, refused: bool = False, sent: bool = True) -> None:
         super().__init__(reason)
         self.tls = tls
+        self.refused = refused
+        self.sent = sent
 
 
 class Setup(t.Protocol):
@@ -62,10 +66,10 @@ class Setup(t.Protocol):
         """One request; the status, a header lookup and the body of the answer."""
 
 
-def transport(endpoint: Endpoint, no_proxy: str | None, maxsize: int) -> Setup:
-    """Straight to the server, or through the endpoint's proxy unless no_proxy names the server."""
+def transport(endpoint: Endpoint, maxsize: int) -> Setup:
+    """Straight to the server, or through the endpoint's proxy (proxies.py chose it)."""
     context = _tls(endpoint) if endpoint.server.startswith("https") else None
-    if endpoint.proxy and not bypasses_proxy(endpoint.server, no_proxy or ""):
+    if endpoint.proxy:
         return Proxied(endpoint, context, maxsize)
     return Direct(endpoint, context, maxsize)
 
@@ -92,17 +96,21 @@ class Direct:
     def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
         request = request_bytes(method, target, self._host_header, headers, body)
         stream = None
+        sent = False
         try:
             stream = self._take(timeout)
             stream.sock.sendall(request)
+            sent = True
             answer = read_answer(stream, method)
             data = decoded(answer.body, answer.headers.get("content-encoding"))
         except ssl.SSLCertVerificationError as exc:
             _close(stream)
-            raise TransportError(exc.verify_message or str(exc), tls=True) from None
+            raise TransportError(exc.verify_message or str(exc), tls=True, sent=False) from None
         except (OSError, EOFError, zlib.error, http.client.HTTPException) as exc:
+            # A request whose bytes were not all written may still have reached the server whole (TCP delivered
+            # them before the error): only one never begun (no connection) is certainly unsent.
             _close(stream)
-            raise TransportError(_reason(exc)) from None
+            raise TransportError(_reason(exc), sent=sent or stream is not None) from None
         if answer.will_close or stream.pending:   # pending: bytes past the answer, so the framing cannot be trusted
             stream.close()
         else:
@@ -148,7 +156,8 @@ def _close(stream: Stream | None) -> None:
 
 
 class Proxied:
-    """urllib3's pool through an HTTP(S) or SOCKS proxy (which it tunnels HTTPS through)."""
+    """urllib3's pool through an HTTP(S) or SOCKS proxy (which it tunnels HTTPS through). Credentials in the proxy's
+    URL are sent as Go's transport sends them: Proxy-Authorization, Basic (SOCKS: urllib3 reads them itself)."""
 
     via_proxy = True
 
@@ -162,13 +171,19 @@ class Proxied:
             if endpoint.tls_server_name:
                 args["server_hostname"] = endpoint.tls_server_name
         proxy = str(endpoint.proxy)
-        if proxy.partition("://")[0].lower() in ("socks4", "socks4a", "socks5", "socks5h"):
+        self._shown = shown(proxy)
+        parts = urlsplit(proxy)
+        if parts.scheme.lower() in ("socks4", "socks4a", "socks5", "socks5h"):
             from urllib3.contrib.socks import SOCKSProxyManager
             self._pool: t.Any = SOCKSProxyManager(proxy, **args)
         else:
+            if parts.username is not None:
+                credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}"
+                args["proxy_headers"] = urllib3.make_headers(proxy_basic_auth=credentials)
+                proxy = urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
             self._pool = urllib3.ProxyManager(proxy, **args)
-        parts = urlsplit(endpoint.server)
-        self._origin = f"{parts.scheme}://{parts.netloc}"
+        server = urlsplit(endpoint.server)
+        self._origin = f"{server.scheme}://{server.netloc}"
 
     def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
         urllib3 = self._urllib3
@@ -178,23 +193,66 @@ class Proxied:
         try:
             response = self._pool.request(method, self._origin + target, body=body, headers=collected,
                                           timeout=urllib3.Timeout(total=timeout), retries=False,
-                                          preload_content=True, decode_content=True)
+                                          preload_content=False, decode_content=False)
+            try:
+                data = decoded(_bounded_read(response), response.headers.get("content-encoding"))
+            finally:
+                response.release_conn()
+        except urllib3.exceptions.ProxyError as exc:
+            refusal = _TUNNEL_REFUSED.search(str(exc))
+            if refusal:   # the proxy's own answer to CONNECT: no request reached the server
+                raise TransportError(f"the proxy {self._shown} refused the tunnel to {self._origin}: "
+                                     f"{refusal['answer']}", refused=True, sent=False) from None
+            raise TransportError(f"the proxy {self._shown} is unreachable: {_reason(exc)}", sent=False) from None
         except urllib3.exceptions.SSLError as exc:
-            raise TransportError(_reason(exc), tls=True) from None
-        except urllib3.exceptions.HTTPError as exc:
-            raise TransportError(_reason(exc)) from None
-        return response.status, response.headers.get, response.data   # gzip decoded by urllib3 (decode_content)
+            raise TransportError(_reason(exc), tls=True, sent=False) from None
+        except (urllib3.exceptions.HTTPError, OSError, EOFError, zlib.error, http.client.HTTPException) as exc:
+            raise TransportError(f"{_reason(exc)} (through the proxy {self._shown})") from None
+        return response.status, response.headers.get, data
+
+
+# CPython Lib/http/client.py, HTTPConnection._tunnel, and urllib3 connection.py, HTTPConnection._tunnel (the same
+# text): the proxy's status line when it answers CONNECT with anything but 200.
+_TUNNEL_REFUSED = re.compile(r"Tunnel connection failed: (?P<answer>\d{3}[^'\")]*)")
+
+
+def _bounded_read(response: t.Any) -> bytes:
+    """The raw body, refused past MAX_ANSWER_BYTES as response.py refuses a direct answer."""
+    pieces, size = [], 0
+    for piece in response.stream(_CHUNK, decode_content=False):
+        size += len(piece)
+        if size > MAX_ANSWER_BYTES:
+            raise http.client.HTTPException(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes")
+        pieces.append(piece)
+    return b"".join(pieces)
+
+
+_CHUNK = 1 << 16
 
 
 def decoded(body: bytes, encoding: str | None) -> bytes:
-    """The body as the server wrote it: gunzipped when the server compressed it (client.py asks for gzip); a
-    broken or truncated stream raises (BadGzipFile, zlib.error, EOFError), a broken answer like any other."""
+    """The body as the server wrote it: gunzipped when the server compressed it (client.py asks for gzip), and no
+    larger than MAX_ANSWER_BYTES once it is (a small gzip stream can inflate to gigabytes). A broken or truncated
+    stream raises (zlib.error, EOFError), a broken answer like any other."""
     named = (encoding or "").strip().lower()
     if named in ("", "identity"):
         return body
-    if named == "gzip":
-        return gzip.decompress(body)
-    raise http.client.HTTPException(f"the server answered in an encoding that was not asked for: {encoding}")
+    if named != "gzip":
+        raise http.client.HTTPException(f"the server answered in an encoding that was not asked for: {encoding}")
+    pieces, size, rest = [], 0, body
+    while True:   # member after member, as Go's gzip.Reader reads a multistream body
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        piece = inflater.decompress(rest, MAX_ANSWER_BYTES + 1 - size)
+        size += len(piece)
+        if size > MAX_ANSWER_BYTES or inflater.unconsumed_tail:
+            raise http.client.HTTPException(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes once "
+                                            "decompressed")
+        if not inflater.eof:
+            raise EOFError("the compressed answer ended before its end-of-stream marker")
+        pieces.append(piece)
+        rest = inflater.unused_data
+        if not rest.strip(b"\0"):
+            return b"".join(pieces)
 
 
 def _dropped(sock: socket.socket) -> bool:
@@ -275,27 +333,3 @@ def _pem_files(target: Endpoint) -> t.Iterator[tuple[str, str | None]]:
                     stream.write(data)
                 cert_file, key_file = (path, key_file) if name == "cert" else (cert_file, path)
         yield t.cast(str, cert_file), key_file
-
-
-def bypasses_proxy(url: str, no_proxy: str) -> bool:
-    """Whether no_proxy names the server: ``*``, a host or domain (with or without a leading dot), host:port, or an
-    address range (as Go's golang.org/x/net/http/httpproxy reads NO_PROXY for kubectl)."""
-    parts = urlsplit(url)
-    host, netloc = (parts.hostname or "").lower(), parts.netloc.lower()
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        address = None
-    for entry in (e.strip().lower() for e in no_proxy.split(",")):
-        if entry == "*":
-            return True
-        if not entry:
-            continue
-        if address is not None:
-            with contextlib.suppress(ValueError):
-                if address in ipaddress.ip_network(entry, strict=False):
-                    return True
-        entry = entry.lstrip(".")
-        if entry in (host, netloc) or host.endswith("." + entry) or netloc.endswith("." + entry):
-            return True
-    return False

@@ -551,3 +551,89 @@ def test_a_query_is_encoded_the_same_each_time_it_is_sent(scripted):
         "/api/v1/configmaps?labelSelector=a%3Db&labelSelector=c+in+%28d%2C+e%29",
         "/api/v1/namespaces/x/configmaps/a?dryRun=All&fieldManager=virtinfra.hyperconverged&force=false",
     ]
+
+
+def test_the_kubeconfig_users_impersonation_is_sent_unless_the_options_replace_it(scripted):
+    host = f"http://127.0.0.1:{scripted.server_address[1]}"
+    config = kubeconfig(host, {"token": "t", "as": "ops", "as-uid": "u-1", "as-groups": ["a", "b"],
+                               "as-user-extra": {"scopes.example.com/team": ["x y", "z"]}})
+    Script.replies = [(200, {}, {}), (200, {}, {})]
+    Connection(kubeconfig=config).request("GET", "/version")
+    Connection(kubeconfig=config, impersonate_user="other").request("GET", "/version")
+    assert Script.impersonation == [
+        [("Impersonate-User", "ops"), ("Impersonate-Uid", "u-1"), ("Impersonate-Group", "a"), ("Impersonate-Group", "b"),
+         ("Impersonate-Extra-scopes.example.com%2Fteam", "x y"), ("Impersonate-Extra-scopes.example.com%2Fteam", "z")],
+        [("Impersonate-User", "other")]]
+
+
+def test_a_proxy_from_the_environment_carries_the_requests_and_the_result_says_so(scripted, monkeypatch):
+    proxy = f"http://127.0.0.1:{scripted.server_address[1]}"
+    monkeypatch.setenv("HTTP_PROXY", proxy)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    Script.replies = [(200, {}, {})]
+    through = Connection(host="http://kubernetes.invalid:8080", api_key="t", retries=0)
+    assert through.request("GET", "/version") == {}
+    assert Script.seen[0][1] == "http://kubernetes.invalid:8080/version"
+    assert (through.endpoint.proxy, through.endpoint.proxy_source) == (proxy, "HTTP_PROXY")
+    # NO_PROXY goes around it (here into a server that does not exist: no request reaches the proxy).
+    monkeypatch.setenv("NO_PROXY", ".invalid")
+    around = Connection(host="http://kubernetes.invalid:8080", api_key="t", retries=0)
+    assert around.endpoint.proxy is None and around.endpoint.proxy_source == "HTTP_PROXY bypassed by NO_PROXY"
+
+
+class Refusing(http.server.BaseHTTPRequestHandler):
+    """A proxy that answers every CONNECT with 403, counting them and keeping the Proxy-Authorization it got."""
+
+    connects: t.ClassVar[list[str | None]] = []
+
+    def do_CONNECT(self) -> None:
+        type(self).connects.append(self.headers.get("Proxy-Authorization"))
+        self.send_response(403, "Forbidden")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: t.Any) -> None:
+        pass
+
+
+def test_a_refused_tunnel_is_named_as_the_proxys_answer_and_not_asked_again():
+    proxy = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Refusing)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    Refusing.connects = []
+    try:
+        url = f"http://ops:s3cret@127.0.0.1:{proxy.server_address[1]}"
+        connection = Connection(host="https://api.example.invalid:6443", api_key="t", proxy=url, retries=5,
+                                sleep=lambda _s: None)
+        with pytest.raises(Unreachable) as refused:
+            connection.request("GET", "/version")
+        message = str(refused.value)
+        assert f"the proxy http://127.0.0.1:{proxy.server_address[1]} refused the tunnel" in message
+        assert "403 Forbidden" in message and "proxy option" in message and "s3cret" not in message
+        assert Refusing.connects == ["Basic " + b64(b"ops:s3cret")]   # once, with the URL's credentials
+        assert not refused.value.sent
+    finally:
+        proxy.shutdown()
+
+
+def test_in_a_pod_without_a_kubeconfig_the_service_account_connects(scripted, tmp_path, monkeypatch):
+    account = tmp_path / "serviceaccount"
+    account.mkdir()
+    (account / "token").write_text("first-token\n")
+    monkeypatch.setattr(client_module.in_cluster, "ACCOUNT_DIR", str(account))
+    monkeypatch.setenv("HOME", str(tmp_path))   # no ~/.kube/config
+    monkeypatch.delenv("KUBECONFIG", raising=False)
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(scripted.server_address[1]))
+    target, renewed = client_module.endpoint(None, None, None, {})
+    assert target.server == f"https://127.0.0.1:{scripted.server_address[1]}"
+    assert target.source.startswith("in-cluster service account") and target.ca_file is None   # no ca.crt here
+    assert renewed is not None and renewed() == "Bearer first-token"
+    (account / "token").write_text("rotated-token")   # kubelet renews the projected token in place
+    assert renewed() == "Bearer rotated-token"
+    # A kubeconfig file, an explicit kubeconfig or a host: the pod's account is not used.
+    assert client_module.endpoint(None, None, "https://api:6443", {"server": "https://api:6443"})[0].source == \
+        "host option"
+    (tmp_path / ".kube").mkdir()
+    (tmp_path / ".kube" / "config").write_text(json.dumps(kubeconfig("https://kc:6443", {"token": "t"})))
+    assert client_module.endpoint(None, None, None, {})[0].server == "https://kc:6443"

@@ -2,7 +2,7 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Connections straight to the server: kept alive per thread, replaced when the server closed them, the
-no_proxy rules and the TLS settings. (TLS through the same connections: test_client.py, against an HTTPS server.)"""
+bounded gzip answers and the TLS settings (the proxy rules: test_proxies.py). (TLS through the same connections: test_client.py, against an HTTPS server.)"""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import typing as t
+import zlib
 
 import pytest
 
@@ -26,7 +27,6 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kube
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.transport import (
     Direct,
     TransportError,
-    bypasses_proxy,
     decoded,
     transport,
 )
@@ -81,7 +81,7 @@ def port_of(answer: tuple[int, t.Any, bytes]) -> int:
 
 
 def test_a_connection_is_kept_alive_and_reused_by_the_next_request_whichever_thread_sends_it(server):
-    direct = transport(Endpoint(server=server), None, maxsize=8)
+    direct = transport(Endpoint(server=server), maxsize=8)
     assert isinstance(direct, Direct)
     first = direct.send("PATCH", "/x", b"{}", [("Content-Type", "application/json")], 5)
     again = direct.send("PATCH", "/x", b"{\"a\": 1}", [], 5)
@@ -98,7 +98,7 @@ def test_requests_in_flight_at_once_each_have_a_connection(server):
     # The server holds each request until all three are in it: they cannot share a connection one after another.
     # (A fixed pause raced on a loaded machine: a thread could start after the first answer came back.)
     KeepAlive.gather = threading.Barrier(3)
-    direct = transport(Endpoint(server=server), None, maxsize=8)
+    direct = transport(Endpoint(server=server), maxsize=8)
     ports: list[int] = []
     workers = [threading.Thread(target=lambda: ports.append(port_of(direct.send("GET", "/x", None, [], 5))))
                for _worker in range(3)]
@@ -113,7 +113,7 @@ def test_requests_in_flight_at_once_each_have_a_connection(server):
 
 def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(server):
     KeepAlive.close_after_answer = True
-    direct = transport(Endpoint(server=server), None, maxsize=8)
+    direct = transport(Endpoint(server=server), maxsize=8)
     first = direct.send("GET", "/x", None, [], 5)
     time.sleep(0.05)   # the server's close reaches the client
     second = direct.send("GET", "/x", None, [], 5)
@@ -121,7 +121,7 @@ def test_a_connection_the_server_closed_while_idle_is_replaced_without_an_error(
 
 
 def test_a_connection_with_bytes_past_its_answer_is_not_used_again(server):
-    direct = transport(Endpoint(server=server), None, maxsize=8)
+    direct = transport(Endpoint(server=server), maxsize=8)
     first = direct.send("GET", "/x", None, [], 5)
     assert direct.send("GET", "/stray", None, [], 5)[0] == 204
     after = direct.send("GET", "/x", None, [], 5)
@@ -166,7 +166,7 @@ def compressing():
 
 
 def test_a_compressed_answer_is_read_as_the_server_wrote_it_and_its_connection_kept(compressing):
-    direct = transport(Endpoint(server=compressing), None, maxsize=8)
+    direct = transport(Endpoint(server=compressing), maxsize=8)
     status, header, body = direct.send("GET", "/api/v1/configmaps", None, [("Accept-Encoding", "gzip")], 5)
     assert (status, header("content-encoding")) == (200, "gzip")
     assert body == Compressing.plain.encode()
@@ -176,7 +176,7 @@ def test_a_compressed_answer_is_read_as_the_server_wrote_it_and_its_connection_k
 
 def test_a_truncated_compressed_answer_is_a_transport_error(compressing):
     Compressing.cut = 100
-    direct = transport(Endpoint(server=compressing), None, maxsize=8)
+    direct = transport(Endpoint(server=compressing), maxsize=8)
     with pytest.raises(TransportError):
         direct.send("GET", "/api/v1/configmaps", None, [("Accept-Encoding", "gzip")], 5)
     assert not t.cast(t.Any, direct)._idle   # its connection is not reused
@@ -191,25 +191,27 @@ def test_decoded_passes_identity_through_and_refuses_an_encoding_not_asked_for()
 
 def test_no_answer_is_a_transport_error():
     # A port nothing listens on.
-    direct = transport(Endpoint(server="http://127.0.0.1:9"), None, maxsize=8)
+    direct = transport(Endpoint(server="http://127.0.0.1:9"), maxsize=8)
     with pytest.raises(TransportError, match="connection refused") as failure:
         direct.send("GET", "/x", None, [], 5)
     assert not failure.value.tls
 
 
-@pytest.mark.parametrize(("url", "no_proxy", "bypassed"), [
-    ("https://10.1.2.3:6443", "10.0.0.0/8", True),
-    ("https://10.1.2.3:6443", "192.168.0.0/16,example.com", False),
-    ("https://api.cluster.example.com:6443", ".example.com", True),
-    ("https://api.cluster.example.com:6443", "cluster.example.com", True),
-    ("https://api.cluster.example.com:6443", "ample.com", False),
-    ("https://api:6443", "api:6443", True),
-    ("https://api:6443", "api:443", False),
-    ("https://api:6443", "*", True),
-    ("https://api:6443", " , ", False),
-])
-def test_no_proxy_names_hosts_domains_ports_and_ranges(url, no_proxy, bypassed):
-    assert bypasses_proxy(url, no_proxy) is bypassed
+def test_a_gzip_bomb_is_refused_past_the_answer_limit(monkeypatch):
+    monkeypatch.setattr(transport_module, "MAX_ANSWER_BYTES", 1 << 20)
+    bomb = gzip.compress(b"\0" * ((1 << 20) + 1))   # a kilobyte that inflates past the limit
+    assert len(bomb) < 4096
+    with pytest.raises(http.client.HTTPException, match="larger than 1,048,576 bytes once decompressed"):
+        decoded(bomb, "gzip")
+    assert decoded(gzip.compress(b"\0" * (1 << 20)), "gzip") == b"\0" * (1 << 20)   # the limit itself is read
+
+
+def test_a_multistream_gzip_answer_is_read_whole_as_go_reads_it():
+    assert decoded(gzip.compress(b'{"a":') + gzip.compress(b" 1}"), "gzip") == b'{"a": 1}'
+    with pytest.raises(EOFError):
+        decoded(gzip.compress(b'{"a": 1}')[:-6], "gzip")
+    with pytest.raises(zlib.error):
+        decoded(gzip.compress(b"{}") + b"junk", "gzip")
 
 
 @pytest.mark.parametrize("insecure", [False, True])
