@@ -18,6 +18,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
     AUTH_ARGUMENT_SPEC,
     connect,
 )
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import connection_used
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run

@@ -145,8 +145,9 @@ def test_a_number_json_cannot_carry_is_refused_by_both_with_its_file_and_line(tm
 
 def test_byte_order_marks_non_ascii_names_and_characters_past_the_bmp_arrive_intact(tmp_path, control_plane):
     text = "caf\u00e9 \U0001f600 \u4e2d\u6587"
+    role_name = "r\u00f4le-\U0001f600"
     role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
-            "metadata": {"name": "r\u00f4le-\U0001f600", "annotations": {"note": text}}, "rules": []}
+            "metadata": {"name": role_name, "annotations": {"note": text}}, "rules": []}
     config = {"apiVersion": "v1", "kind": "ConfigMap",
               "metadata": {"name": "unicode-data", "namespace": "default"}, "data": {"text": text}}
     ours = tmp_path / "ours"
@@ -156,7 +157,7 @@ def test_byte_order_marks_non_ascii_names_and_characters_past_the_bmp_arrive_int
     (ours / "config.yaml").write_bytes(b"\xef\xbb\xbf" + json.dumps(config).encode())
     run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(ours)], "unicode"))
     assert run.returncode == 0, run.stdout + run.stderr
-    assert stored(control_plane, "clusterrole", role["metadata"]["name"])["metadata"]["annotations"]["note"] == text
+    assert stored(control_plane, "clusterrole", role_name)["metadata"]["annotations"]["note"] == text
     assert stored(control_plane, "configmap", "unicode-data", "-n", "default")["data"]["text"] == text
     # kubectl reads the same files (the BOMs included) into the same objects: its dry run finds the same values.
     for name, value in (("role.json", lambda o: o["metadata"]["annotations"]["note"]),

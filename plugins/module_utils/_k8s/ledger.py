@@ -47,7 +47,7 @@ class Ledger:
         written twice (the parent: before the members, and again after a prune) is listed once, as first written."""
         seen: set[tuple[str, str, str, str]] = set()
         out: list[LedgerEntry] = []
-        for entry in sorted((e for e in self.entries if e.action not in ("pruned", "deleted")),
+        for entry in sorted((e for e in self.entries if e.action not in ("pruned", "deleted", "unknown")),
                             key=lambda e: -1 if e.index is None else e.index):
             key = (entry.api_version, entry.kind, entry.namespace or "", entry.name)
             if key not in seen:
@@ -61,17 +61,29 @@ class Ledger:
     def deleted(self) -> list[dict[str, t.Any]]:
         return [e.as_dict() for e in self.entries if e.action == "deleted"]
 
+    def unknown(self) -> list[dict[str, t.Any]]:
+        """Writes and deletes that reached the server, whose answers were lost and whose outcome it did not tell."""
+        return [e.as_dict() for e in self.entries if e.action == "unknown"]
+
     def partial(self, warnings: t.Sequence[str] = ()) -> dict[str, t.Any]:
         """What a failed run reports: exactly what the server confirmed before the failure."""
         return {"changed": self.changed, "written": self.written(), "pruned": self.pruned(),
-                "deleted": self.deleted(), "warnings": list(warnings)}
+                "deleted": self.deleted(), "unknown": self.unknown(), "warnings": list(warnings)}
 
     def describe(self, limit: int = 20) -> str:
-        """'; written before it stopped: ConfigMap a/b (created), ...' for a failure message."""
-        done = [e.as_dict() for e in self.entries]
-        if not done:
+        """'; written before it stopped: ConfigMap a/b (created), ...; outcome unknown: ...' for a failure message."""
+        done = [e.as_dict() for e in self.entries if e.action != "unknown"]
+        unknown = self.unknown()
+        if not done and not unknown:
             return "; nothing was written"
-        labels = [f"{e['kind']} {e['namespace']}/{e['name']} ({e['action']})" if e["namespace"]
-                  else f"{e['kind']} {e['name']} ({e['action']})" for e in done]
-        more = f" and {len(labels) - limit} more" if len(labels) > limit else ""
-        return f"; written before it stopped: {', '.join(labels[:limit])}{more}"
+        text = f"; written before it stopped: {_labels(done, limit)}" if done else "; nothing was confirmed written"
+        if unknown:
+            text += f"; outcome unknown (sent, the answer lost, and reading it back did not tell): {_labels(unknown, limit)}"
+        return text
+
+
+def _labels(entries: t.Sequence[dict[str, t.Any]], limit: int) -> str:
+    labels = [f"{e['kind']} {e['namespace']}/{e['name']} ({e['action']})" if e["namespace"]
+              else f"{e['kind']} {e['name']} ({e['action']})" for e in entries]
+    more = f" and {len(labels) - limit} more" if len(labels) > limit else ""
+    return ", ".join(labels[:limit]) + more

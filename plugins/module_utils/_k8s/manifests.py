@@ -172,7 +172,8 @@ def _documents(text: str) -> list[t.Any]:
 def _json_documents(text: str) -> list[t.Any]:
     """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
     integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value)."""
-    documents, position = [], 0
+    documents: list[t.Any] = []
+    position = 0
     try:
         while True:
             position = len(text) - len(text[position:].lstrip())

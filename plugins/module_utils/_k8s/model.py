@@ -20,7 +20,8 @@ FIELD_MANAGER = "virtinfra.hyperconverged"
 # What happened (or would) to one input object.
 Action = t.Literal["created", "updated", "unchanged", "adopted", "deleted", "kept", "missing", "drifted"]
 # What a confirmed write did to the cluster (the ledger's record).
-WriteAction = t.Literal["created", "updated", "adopted", "deleted", "pruned"]
+# "unknown": the request reached the server, its answer was lost and the object could not tell (lost_answers.py).
+WriteAction = t.Literal["created", "updated", "adopted", "deleted", "pruned", "unknown"]
 WRITES: frozenset[str] = frozenset({"created", "updated", "adopted"})
 
 

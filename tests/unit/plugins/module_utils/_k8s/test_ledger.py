@@ -13,7 +13,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.ledg
 def test_an_empty_ledger_says_nothing_was_written():
     ledger = Ledger()
     assert not ledger.changed
-    assert ledger.partial(["w"]) == {"changed": False, "written": [], "pruned": [], "deleted": [], "warnings": ["w"]}
+    assert ledger.partial(["w"]) == {"changed": False, "written": [], "pruned": [], "deleted": [], "unknown": [],
+                                     "warnings": ["w"]}
     assert ledger.describe() == "; nothing was written"
 
 
@@ -56,3 +57,15 @@ def test_describe_names_what_was_written_and_how_many_more():
     text = ledger.describe()
     assert text.startswith("; written before it stopped: ConfigMap cm-0 (created), ConfigMap ns/cm-1 (created)")
     assert text.endswith(" and 2 more")
+
+
+def test_an_unknown_outcome_is_a_possible_change_and_never_nothing_written():
+    ledger = Ledger()
+    ledger.record("v1", "ConfigMap", "ns", "lost", "unknown", index=3)
+    assert ledger.changed
+    assert ledger.written() == [] and ledger.unknown() == [
+        {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "ns", "name": "lost", "action": "unknown"}]
+    assert "nothing was written" not in ledger.describe()
+    assert ledger.describe().startswith("; nothing was confirmed written; outcome unknown")
+    ledger.record("v1", "ConfigMap", "ns", "kept", "created", {"metadata": {"resourceVersion": "7"}}, index=1)
+    assert "written before it stopped: ConfigMap ns/kept (created); outcome unknown" in ledger.describe()
