@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import typing as t
 
+from . import lost_answers
 from .applyset import PART_OF_LABEL, ApplySet, Record, group_kind, split_group_kind
-from .client import KubeError
+from .client import KubeError, Unreachable
 from .context import Context
 from .discovery import Resource
 from .model import CONTAINER_KINDS, CUSTOM_RANK, FIELD_MANAGER, KIND_RANK, Problem, PruneCandidate, Target, where
@@ -181,6 +182,10 @@ def delete(ctx: Context, resource: Resource, namespace: str | None, name: str, u
             body["dryRun"] = ["All"]
     try:
         ctx.request("DELETE", resource.path(namespace, name), query=query, body=body)
+    except Unreachable as exc:
+        if dry_run or not exc.sent:
+            raise
+        return lost_answers.deleted(ctx, resource, namespace, name, uid, exc)   # or raises
     except KubeError as exc:
         if exc.status != 404:
             raise

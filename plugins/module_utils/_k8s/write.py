@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 import typing as t
 
+from . import lost_answers
+from .client import Unreachable
 from .context import Context
 from .fields import diff, strip
 from .model import KIND_RANK, WRITES, Problem, Step, Target, WriteAction
@@ -46,8 +48,14 @@ def write(ctx: Context, planner: Planner, steps: t.Sequence[Step]) -> list[Step]
 
 
 def write_one(ctx: Context, step: Step) -> Step:
-    status, result = apply_patch(ctx, step, step.body or step.desired, force=ctx.options.drift == "revert"
-                                 or step.adopting, dry_run=False)
+    try:
+        status, result = apply_patch(ctx, step, step.body or step.desired, force=ctx.options.drift == "revert"
+                                     or step.adopting, dry_run=False)
+    except Unreachable as exc:
+        if not exc.sent:
+            raise
+        # The answer was lost, not the write: the object read back says which (it holds the apply, or raises).
+        status, result = (201 if step.live is None else 200), lost_answers.applied(ctx, step, exc)
     action = step.action
     if action == "created" and status != 201:
         # Created by someone else between this run's dry run and its write.
