@@ -153,8 +153,9 @@ def test_a_proxy_that_refuses_the_tunnel_is_named_and_asked_once(tmp_path, contr
     before = len(Tunnels.asked)
     ours = children.run(playbook(tmp_path, "refused"), env=env, timeout=300)
     assert ours.returncode != 0
-    assert f"the proxy http://127.0.0.1:{proxy} refused the tunnel to https://kubernetes.default.svc:" \
-           f"{control_plane.port}: 403 Forbidden" in ours.stdout, ours.stdout
+    refusal = (f"the proxy http://127.0.0.1:{proxy} refused the tunnel to https://kubernetes.default.svc:"
+               f"{control_plane.port}: 403 Forbidden")
+    assert refusal in ours.stdout, ours.stdout
     assert "from HTTPS_PROXY" in ours.stdout
     assert len(Tunnels.asked) - before == 1   # not retried
 
