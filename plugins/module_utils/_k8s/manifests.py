@@ -131,7 +131,7 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
         found.errors.append(_error(option, path, VAULTED))
         return
     try:
-        documents = _documents(text)
+        documents = _documents(path, text)
     except ValueError as exc:
         found.errors.append(_error(option, path, str(exc)))
         return
@@ -144,16 +144,22 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
 
 def objects_of(name: str, text: str) -> list[t.Any]:
     """The objects in one file's text (a document may hold a List); ValueError names what is wrong and where."""
-    return [item for document in _documents(text) for item in _items(document)]
+    return [item for document in _documents(name, text) for item in _items(document)]
 
 
-def _documents(text: str) -> list[t.Any]:
+def _documents(path: str, text: str) -> list[t.Any]:
     """The documents of one file, read as kubectl reads them (k8s.io/apimachinery util/yaml/decoder.go,
     ``YAMLOrJSONDecoder``): a stream whose first character past a byte-order mark and white space is ``{`` is JSON,
-    one object after another, whatever the file's name; anything else is YAML with go-yaml's scalars (yaml_go.py)."""
+    one object after another, whatever the file's name, unless its first object is not JSON (``{a: 1}``), when it
+    is YAML; anything else is YAML with go-yaml's scalars (yaml_go.py). A stream starting with ``[`` is read as JSON
+    too (kubectl refuses a list; here it is a list of objects, and JSON reads it faster and as YAML would)."""
     text = text[1:] if text.startswith("\ufeff") else text
-    if text.lstrip().startswith("{"):
-        return _json_documents(text)
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return _json_documents(text)
+        except _NotJSONAtAll as exc:
+            if path.endswith(".json"):
+                raise ValueError(str(exc)) from None
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
@@ -169,6 +175,10 @@ def _documents(text: str) -> list[t.Any]:
         raise ValueError(f"is not valid YAML: {problem}{where}") from None
 
 
+class _NotJSONAtAll(ValueError):
+    """The first document is not JSON: the stream is read as YAML, as kubectl falls back to it."""
+
+
 def _json_documents(text: str) -> list[t.Any]:
     """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
     integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value)."""
@@ -182,7 +192,8 @@ def _json_documents(text: str) -> list[t.Any]:
             document, position = _JSON.raw_decode(text, position)
             documents.append(document)
     except json.JSONDecodeError as exc:
-        raise ValueError(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+        message = f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+        raise (ValueError if documents else _NotJSONAtAll)(message) from None
     except _NonFinite as exc:
         line, column = _position(text, str(exc))
         raise ValueError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "

@@ -202,6 +202,12 @@ def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
     assert objects_of("a.yaml", '\ufeff {"a": "\\ud83d\\ude00", "n": 1.0}\n{"b": 2}') == [{"a": "\U0001f600", "n": 1},
                                                                                         {"b": 2}]
     assert objects_of("a.json", "- a: 1:30\n") == [{"a": "1:30"}]
+    # A first object that is not JSON makes the stream YAML, as kubectl falls back to it; not in a .json file.
+    assert objects_of("a.yaml", "{a: 1:30, b: y}\n---\n{c: 017}\n") == [{"a": "1:30", "b": True}, {"c": 15}]
+    with pytest.raises(ValueError, match="is not valid JSON: Expecting property name"):
+        objects_of("a.json", "{a: 1}")
+    # A list, which kubectl refuses, is read as JSON here: a list of objects.
+    assert objects_of("a.yaml", '[{"a": "\\ud83d\\ude00"}]') == [{"a": "\U0001f600"}]
 
 
 @pytest.mark.parametrize(("text", "where"), [
