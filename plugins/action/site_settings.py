@@ -13,6 +13,7 @@ import typing as t
 from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
@@ -37,11 +38,17 @@ def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> 
     what is wrong with it."""
     found = credential(values["kubeconfig"], environ)
     action = values["action"]
+    # The pod's service account (a container group) is a credential for site_action: apply only: AWX on Kubernetes
+    # runs every job in a pod, and auto must not turn a render job into an apply to the cluster AWX runs in.
+    pod = not found and in_cluster.available(environ)
+    if action == "apply" and pod:
+        found = "the pod's service account (KUBERNETES_SERVICE_HOST)"
     apply = action == "apply" or (action == "auto" and bool(found))
     problems = []
     if action == "apply" and not found:
         problems.append("site_action: apply needs a credential: set site_kubeconfig, K8S_AUTH_KUBECONFIG, or "
-                        "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these)")
+                        "K8S_AUTH_HOST with K8S_AUTH_API_KEY (an AWX Kubernetes credential injects these), or run "
+                        "in a pod with a service account")
     if values["state"] == "absent" and not apply:
         problems.append("site_state: absent removes what the site created on a cluster, so it needs apply mode: a "
                         "credential (site_kubeconfig, K8S_AUTH_KUBECONFIG, or K8S_AUTH_HOST with K8S_AUTH_API_KEY) "
@@ -49,7 +56,8 @@ def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> 
     reason = ("site_action is render" if action == "render"
               else f"site_action is apply, credential from {found}" if action == "apply"
               else f"a credential is set: {found}" if found
-              else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with K8S_AUTH_API_KEY)")
+              else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with K8S_AUTH_API_KEY)"
+              + ("; the pod's service account is used with site_action: apply only" if pod else ""))
     return apply, found, reason, problems
 
 

@@ -118,7 +118,8 @@ def _dicts(value: t.Any) -> str | None:
 SETTINGS: tuple[Setting, ...] = (
     Setting("site_action", "str", "auto", "auto applies when a credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, "
             "or K8S_AUTH_HOST with K8S_AUTH_API_KEY) and renders otherwise; render writes the manifests and applies "
-            "nothing; apply refuses to run without a credential.", choices=("auto", "render", "apply")),
+            "nothing; apply refuses to run without a credential (in a pod, its service account is one for apply, never "
+            "for auto).", choices=("auto", "render", "apply")),
     Setting("site_kubeconfig", "str", "", "Path of the kubeconfig the cluster side uses (an AWX Kubernetes credential "
             "sets K8S_AUTH_* instead).", survey=False),
     Setting("site_context", "str", "", "Context in that kubeconfig (default: its current context).", survey=False),

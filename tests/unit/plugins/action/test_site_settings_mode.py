@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 from ansible_collections.virtinfra.hyperconverged.plugins.action.site_settings import choose_mode
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 
 AWX = {"K8S_AUTH_HOST": "https://api.example:6443", "K8S_AUTH_API_KEY": "token"}
 
@@ -30,3 +31,15 @@ def test_apply_without_a_credential_and_a_removal_in_render_mode_are_refused_by_
     assert [p.split(":", 1)[0] for p in choose_mode(values(action="apply"), {})[3]] == ["site_action"]
     assert [p.split(":", 1)[0] for p in choose_mode(values(state="absent"), {})[3]] == ["site_state"]
     assert choose_mode(values(action="render", state="absent"), AWX)[3][0].endswith("(it is render)")
+
+
+def test_the_pods_service_account_is_a_credential_for_apply_only(tmp_path, monkeypatch):
+    # AWX on Kubernetes runs every job in a pod: auto must not apply to that cluster because a token is mounted.
+    (tmp_path / "token").write_text("t")
+    monkeypatch.setattr(in_cluster, "ACCOUNT_DIR", str(tmp_path))
+    pod = {"KUBERNETES_SERVICE_HOST": "10.0.0.1", "KUBERNETES_SERVICE_PORT": "443"}
+    apply, found, reason, problems = choose_mode(values(), pod)
+    assert (apply, found, problems) == (False, "", []) and "service account is used with site_action: apply" in reason
+    apply, found, reason, problems = choose_mode(values(action="apply"), pod)
+    assert apply and "service account" in found and found in reason and problems == []
+    assert choose_mode(values(), AWX)[1] == "K8S_AUTH_HOST and K8S_AUTH_API_KEY"   # a credential given wins
