@@ -269,8 +269,13 @@ class Connection:
         payload: bytes | None = None
         if body is not None:
             headers.append(("Content-Type", content_type))
-            payload = body if isinstance(body, bytes) else (
-                body if isinstance(body, str) else _BODY.encode(body)).encode("utf-8")
+            try:
+                payload = body if isinstance(body, bytes) else (
+                    body if isinstance(body, str) else _BODY.encode(body)).encode("utf-8")
+            except UnicodeEncodeError as exc:   # a lone surrogate (\ud800 in the input): no UTF-8 can carry it
+                raise KubeError(f"{method} {path}: the object holds text that is not valid Unicode "
+                                f"({exc.object[exc.start:exc.end]!a} at character {exc.start} of its JSON), which "
+                                "cannot be sent") from None
         attempts = self.retries + 1 if retry else 1
         dry_run = bool(query and query.get("dryRun"))
         throttled = 0

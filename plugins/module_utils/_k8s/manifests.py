@@ -13,6 +13,7 @@ import dataclasses
 import errno
 import json
 import os
+import re
 import typing as t
 
 from .yaml_go import NotJSON, json_value
@@ -190,7 +191,7 @@ def _json_documents(text: str) -> list[t.Any]:
             if position >= len(text):
                 return documents
             document, position = _JSON.raw_decode(text, position)
-            documents.append(document)
+            documents.append(_valid_unicode(document) if "\\ud" in text.lower() else document)
     except json.JSONDecodeError as exc:
         message = f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
         raise (ValueError if documents else _NotJSONAtAll)(message) from None
@@ -198,6 +199,21 @@ def _json_documents(text: str) -> list[t.Any]:
         line, column = _position(text, str(exc))
         raise ValueError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
                          f"{line}, column {column})") from None
+
+
+def _valid_unicode(value: t.Any) -> t.Any:
+    """Lone surrogates (``"\\ud800"`` without its pair) replaced by U+FFFD, as Go's encoding/json decodes them for
+    kubectl (decode.go, unquote); Python keeps them, and no UTF-8 body can carry them."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_valid_unicode(item) for item in value]
+    if isinstance(value, dict):
+        return {_valid_unicode(key): _valid_unicode(item) for key, item in value.items()}
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _NonFinite(Exception):

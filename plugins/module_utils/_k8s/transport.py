@@ -174,7 +174,11 @@ class Proxied:
         self._shown = shown(proxy)
         parts = urlsplit(proxy)
         if parts.scheme.lower() in ("socks4", "socks4a", "socks5", "socks5h"):
-            from urllib3.contrib.socks import SOCKSProxyManager
+            try:
+                from urllib3.contrib.socks import SOCKSProxyManager
+            except ImportError:   # urllib3 speaks SOCKS through PySocks, which the collection does not require
+                raise TransportError(f"the proxy {self._shown} is a SOCKS proxy, which needs the PySocks Python "
+                                     "package where the module runs (pip install PySocks)", refused=True) from None
             self._pool: t.Any = SOCKSProxyManager(proxy, **args)
         else:
             if parts.username is not None:

@@ -637,3 +637,25 @@ def test_in_a_pod_without_a_kubeconfig_the_service_account_connects(scripted, tm
     (tmp_path / ".kube").mkdir()
     (tmp_path / ".kube" / "config").write_text(json.dumps(kubeconfig("https://kc:6443", {"token": "t"})))
     assert client_module.endpoint(None, None, None, {})[0].server == "https://kc:6443"
+
+
+def test_text_no_utf8_can_carry_is_named_with_the_request_not_a_crash(scripted):
+    connection, _slept = connect(scripted, retries=0)
+    with pytest.raises(KubeError, match=r"PATCH /api/v1/namespaces/ns/configmaps/a: the object holds text that is not "
+                                        r"valid Unicode \('\\ud800' at character"):
+        connection.request("PATCH", "/api/v1/namespaces/ns/configmaps/a", body={"data": {"k": "x\ud800"}})
+    assert Script.seen == []   # nothing was sent
+
+
+def test_a_name_that_is_not_ascii_is_percent_encoded_in_the_path(scripted):
+    connection, _slept = connect(scripted, retries=0)
+    Script.replies = [(200, {}, {})]
+    connection.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/r\u00f4le-\U0001f600 x")
+    assert Script.seen[0][1] == "/apis/rbac.authorization.k8s.io/v1/clusterroles/r%C3%B4le-%F0%9F%98%80%20x"
+
+
+def test_a_socks_proxy_without_pysocks_is_named_before_any_request(monkeypatch):
+    monkeypatch.setitem(sys.modules, "urllib3.contrib.socks", None)   # as where PySocks is not installed
+    with pytest.raises(KubeError, match=r"the proxy socks5h://127.0.0.1:1080 is a SOCKS proxy, which needs the "
+                                        r"PySocks Python package"):
+        Connection(host="https://api:6443", api_key="t", proxy="socks5h://u:secret@127.0.0.1:1080")

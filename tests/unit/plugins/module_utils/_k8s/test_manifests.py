@@ -218,3 +218,8 @@ def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
 def test_json_numbers_go_cannot_read_are_refused_with_their_line(text, where):
     with pytest.raises(ValueError, match=re.escape(where)):
         objects_of("x.json", text)
+
+
+def test_a_lone_surrogate_in_json_becomes_the_replacement_character_as_go_decodes_it():
+    text = '{"a": "x\\ud800y", "\\udc00": "\\ud83d\\ude00"}'
+    assert objects_of("a.json", text) == [{"a": "x\ufffdy", "\ufffd": "\U0001f600"}]
