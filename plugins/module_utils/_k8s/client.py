@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import random
 import re
 import threading
@@ -18,10 +17,11 @@ import time
 import typing as t
 from urllib.parse import quote, urlencode, urlsplit
 
-from . import in_cluster, proxies
 from . import kubeconfig as _kubeconfig
+from . import proxies
 from . import transport as _transport
-from .kubeconfig import Endpoint, KubeconfigError, default_paths, read
+from .endpoints import endpoint, impersonation_headers
+from .kubeconfig import KubeconfigError
 from .transport import TransportError, transport
 
 # urllib3 or PyYAML missing: reported by the modules with missing_required_lib (the kubernetes package brings both).
@@ -95,92 +95,6 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
     return f"user {match['user']} cannot {match['verb']} {resource} {scope}"
 
 
-def endpoint(kubeconfig: str | dict[str, t.Any] | None, context: str | None, host: str | None,
-             overrides: t.Mapping[str, t.Any], no_proxy: str | None = None,
-             environ: t.Mapping[str, str] | None = None) -> tuple[Endpoint, t.Callable[[], str | None] | None]:
-    """The server and credentials, with the explicit options over them: the kubeconfig's (none when only a host is
-    given), or the pod's service account where no kubeconfig file exists; the proxy that reaches the server
-    (proxies.py); and, for a user whose token a program or a file renews, where to ask for the current one."""
-    environ = os.environ if environ is None else environ
-    changes = {name: value for name, value in overrides.items() if value is not None and value != ""}
-    renewed = None
-    try:
-        if host and not kubeconfig:
-            found = Endpoint(server="", source="host option")
-        elif not kubeconfig and not _kubeconfig_files() and in_cluster.available(environ):
-            found, renewed = in_cluster.endpoint(environ)
-        else:
-            found = read(kubeconfig, context)
-    except KubeconfigError as exc:
-        raise KubeError(str(exc)) from None
-    if found.plugin and "authorization" not in changes:   # an explicit api_key: the program is not run
-        # The context read here, by name: the library would pick another current-context when KUBECONFIG lists
-        # several files that set one (it takes the last, kubectl the first).
-        found, renewed = _from_library(kubeconfig, found.context or context, found)
-    if "authorization" in changes:
-        renewed = None
-    if "server" in changes:
-        changes["server"] = changes["server"].rstrip("/")
-        if found.server:
-            changes["source"] = f"{found.source}, server from the host option"
-    for option, data in (("ca_file", "ca_data"), ("cert_file", "cert_data"), ("key_file", "key_data")):
-        if option in changes:
-            changes[data] = None
-    found = found.but(**changes)
-    if not found.server:
-        raise KubeError("no API server: set host, or kubeconfig with a cluster's server")
-    chosen = proxies.route(found.server, found.proxy, "proxy option" if "proxy" in changes else "kubeconfig proxy-url",
-                           no_proxy, environ)
-    return found.but(proxy=chosen.proxy, proxy_source=chosen.source), renewed
-
-
-def impersonation_headers(target: Endpoint) -> list[tuple[str, str]]:
-    """Kubernetes' impersonation headers (k8s.io/client-go transport/round_trippers.go, NewImpersonatingRoundTripper):
-    one Impersonate-Group per group and one Impersonate-Extra-<key> per value, the key percent-encoded."""
-    headers = [("Impersonate-User", target.impersonate_user)] if target.impersonate_user else []
-    if target.impersonate_uid:
-        headers.append(("Impersonate-Uid", target.impersonate_uid))
-    headers += [("Impersonate-Group", group) for group in target.impersonate_groups]
-    headers += [(f"Impersonate-Extra-{quote(key, safe='')}", value) for key, values in target.impersonate_extra
-                for value in values]
-    return headers
-
-
-def _kubeconfig_files() -> list[str]:
-    """The default kubeconfig files that exist (KUBECONFIG's, or ~/.kube/config)."""
-    return [p for p in (os.path.expanduser(p) for p in default_paths().split(os.pathsep) if p) if os.path.exists(p)]
-
-
-def _from_library(kubeconfig: str | dict[str, t.Any] | None, context: str | None, found: Endpoint
-                  ) -> tuple[Endpoint, t.Callable[[], str | None]]:
-    """A user whose credentials a program gives: the kubernetes client library's kubeconfig loader runs it (and
-    again when the token it gave expires), as kubectl would."""
-    try:
-        from kubernetes import client as k8s_client
-        from kubernetes import config as k8s_config
-        from kubernetes.config.config_exception import ConfigException
-    except ImportError as exc:
-        raise KubeError(f"the kubeconfig's user has {found.plugin} credentials, which need the kubernetes Python "
-                        f"package: {exc}") from None
-    configuration = k8s_client.Configuration()
-    try:
-        if isinstance(kubeconfig, dict):
-            k8s_config.load_kube_config_from_dict(kubeconfig, context=context, client_configuration=configuration)
-        else:
-            k8s_config.load_kube_config(config_file=kubeconfig or default_paths(), context=context,
-                                        client_configuration=configuration)
-    except (ConfigException, OSError) as exc:
-        raise KubeError(f"cannot load kubeconfig: {exc}") from exc
-
-    def renewed() -> str | None:
-        bearer = configuration.auth_settings().get("BearerToken")
-        return bearer.get("value") if bearer else None
-
-    # An exec plugin may give a client certificate instead of a token.
-    return found.but(cert_file=configuration.cert_file or found.cert_file,
-                     key_file=configuration.key_file or found.key_file), renewed
-
-
 class Connection:
     """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
 
@@ -196,10 +110,13 @@ class Connection:
         if KUBERNETES_IMPORT_ERROR is not None:
             raise KUBERNETES_IMPORT_ERROR
         # kubernetes.core's options, over what the kubeconfig says.
-        target, self._renewed = endpoint(kubeconfig, context, host, {
-            "server": host, "authorization": f"Bearer {api_key}" if api_key else None,
-            "cert_file": client_cert, "key_file": client_key, "proxy": proxy,
-            "insecure": None if validate_certs is None else not validate_certs, "ca_file": ca_cert}, no_proxy)
+        try:
+            target, self._renewed = endpoint(kubeconfig, context, host, {
+                "server": host, "authorization": f"Bearer {api_key}" if api_key else None,
+                "cert_file": client_cert, "key_file": client_key, "proxy": proxy,
+                "insecure": None if validate_certs is None else not validate_certs, "ca_file": ca_cert}, no_proxy)
+        except KubeconfigError as exc:
+            raise KubeError(str(exc)) from None
         if impersonate_user or impersonate_groups:   # the options replace the kubeconfig user's as and as-groups
             target = target.but(impersonate_user=impersonate_user or None, impersonate_uid=None,
                                 impersonate_groups=tuple(impersonate_groups), impersonate_extra=())

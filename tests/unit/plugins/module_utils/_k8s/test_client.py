@@ -616,29 +616,6 @@ def test_a_refused_tunnel_is_named_as_the_proxys_answer_and_not_asked_again():
         proxy.shutdown()
 
 
-def test_in_a_pod_without_a_kubeconfig_the_service_account_connects(scripted, tmp_path, monkeypatch):
-    account = tmp_path / "serviceaccount"
-    account.mkdir()
-    (account / "token").write_text("first-token\n")
-    monkeypatch.setattr(client_module.in_cluster, "ACCOUNT_DIR", str(account))
-    monkeypatch.setenv("HOME", str(tmp_path))   # no ~/.kube/config
-    monkeypatch.delenv("KUBECONFIG", raising=False)
-    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "127.0.0.1")
-    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", str(scripted.server_address[1]))
-    target, renewed = client_module.endpoint(None, None, None, {})
-    assert target.server == f"https://127.0.0.1:{scripted.server_address[1]}"
-    assert target.source.startswith("in-cluster service account") and target.ca_file is None   # no ca.crt here
-    assert renewed is not None and renewed() == "Bearer first-token"
-    (account / "token").write_text("rotated-token")   # kubelet renews the projected token in place
-    assert renewed() == "Bearer rotated-token"
-    # A kubeconfig file, an explicit kubeconfig or a host: the pod's account is not used.
-    assert client_module.endpoint(None, None, "https://api:6443", {"server": "https://api:6443"})[0].source == \
-        "host option"
-    (tmp_path / ".kube").mkdir()
-    (tmp_path / ".kube" / "config").write_text(json.dumps(kubeconfig("https://kc:6443", {"token": "t"})))
-    assert client_module.endpoint(None, None, None, {})[0].server == "https://kc:6443"
-
-
 def test_text_no_utf8_can_carry_is_named_with_the_request_not_a_crash(scripted):
     connection, _slept = connect(scripted, retries=0)
     with pytest.raises(KubeError, match=r"PATCH /api/v1/namespaces/ns/configmaps/a: the object holds text that is not "
