@@ -13,8 +13,11 @@ and server CPU / cores. Each ratio is the median of the pairs' ratios, each pair
     ./scripts/bench-apply --latency                       # 1,000 and 10,000 objects at 0.25, 1 and 2.5 ms
     ./scripts/bench-apply --latency --counts 1000 --delays 1 --k8s-loop 100
 
---k8s-loop N adds a kubernetes.core.k8s loop over the first N objects (one task iteration per object; needs the
-bench venv that ./scripts/bench-apply makes). --concurrency sets k8s_apply's concurrency (default: its default).
+--inputs chooses how the objects reach both tools: ``json`` (k8s_apply reads one JSON file of all of them, kubectl
+one file of JSON documents) and ``yaml-dir`` (a directory of one YAML file per object for each tool, as users keep
+them); both by default, each reported on its own. --k8s-loop N adds a kubernetes.core.k8s loop over the first N
+objects (one task iteration per object; needs the bench venv that ./scripts/bench-apply makes). --concurrency sets
+k8s_apply's concurrency (default: its default).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import sys
 import tempfile
 import time
 import typing as t
+
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -83,8 +88,27 @@ def measured(plane: ControlPlane, proxy: Proxy, command: list[str], env: dict[st
             "server_cpu": server_cpu(plane) - server, "proxy_cpu": proxy.cpu() - relay}
 
 
+def written_input(work: pathlib.Path, name: str, objects: list[dict], kind: str, for_kubectl: bool) -> pathlib.Path:
+    """The objects as ``kind`` gives them to one tool: a JSON file (ours), a file of JSON documents (kubectl's -f
+    DIR), or a directory of one YAML file per object."""
+    if kind == "yaml-dir":
+        directory = work / f"{name}-yaml"
+        directory.mkdir()
+        for index, obj in enumerate(objects):
+            (directory / f"{index:05d}.yaml").write_text(yaml.safe_dump(obj, sort_keys=False))
+        return directory
+    if for_kubectl:
+        directory = work / name
+        directory.mkdir()
+        (directory / "objects.yaml").write_text("\n---\n".join(json.dumps(o) for o in objects))
+        return directory
+    path = work / f"{name}.json"
+    path.write_text(json.dumps(objects))
+    return path
+
+
 def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float, count: int,
-             options: argparse.Namespace) -> list[tuple[str, str, dict[str, t.Any]]]:
+             options: argparse.Namespace, kind: str) -> list[tuple[str, str, dict[str, t.Any]]]:
     ansible_playbook = str(pathlib.Path(sys.executable).parent / "ansible-playbook")
     rows = []
     # From empty in options.pairs pairs, alternating, each into namespaces of its own (a from-empty run cannot be
@@ -92,13 +116,10 @@ def one_size(plane: ControlPlane, proxy: Proxy, work: pathlib.Path, delay: float
     # no-op pairs over the last pair's objects. The client CPU of the same work varies by a fifth from run to run on
     # a machine shared with the API server, so one pair does not decide a ratio.
     for pair in range(options.pairs):
-        tag = f"{str(delay).replace('.', '-')}ms-{count}-{pair}"
+        tag = f"{str(delay).replace('.', '-')}ms-{count}-{pair}-{kind}"
         ours, theirs = config_maps(f"ours-{tag}", count), config_maps(f"kubectl-{tag}", count)
-        ours_file = work / f"ours-{tag}.json"
-        ours_file.write_text(json.dumps(ours))
-        kubectl_dir = work / f"kubectl-{tag}"
-        kubectl_dir.mkdir()
-        (kubectl_dir / "objects.yaml").write_text("\n---\n".join(json.dumps(o) for o in theirs))
+        ours_file = written_input(work, f"ours-{tag}", ours, kind, for_kubectl=False)
+        kubectl_dir = written_input(work, f"kubectl-{tag}", theirs, kind, for_kubectl=True)
         ours_book = k8s_apply_play(work / f"ours-{tag}.yml", proxy.kubeconfig, f"ours-{tag}", src=str(ours_file),
                                    **({"concurrency": options.concurrency} if options.concurrency else {}))
         ours_command = [ansible_playbook, "-i", "localhost,", str(ours_book)]
@@ -145,10 +166,13 @@ def target(ratio: str, count: int, delay_applies: bool = True) -> str:
     return f"(target {ratio})" if count >= 10000 and delay_applies else "(no target at this size and delay)"
 
 
-def report(delay: float, count: int, rows: list[tuple[str, str, dict[str, t.Any]]], concurrency: int) -> None:
+def report(delay: float, count: int, rows: list[tuple[str, str, dict[str, t.Any]]], concurrency: int, kind: str
+           ) -> None:
     cores = len(os.sched_getaffinity(0))
     rtt = 2 * delay / 1000
-    print(f"\n{count:,} ConfigMaps (and their Namespace), {delay} ms each way ({rtt * 1000:g} ms round trip)")
+    given = "a directory of one YAML file per object" if kind == "yaml-dir" else "one JSON file"
+    print(f"\n{count:,} ConfigMaps (and their Namespace) from {given}, {delay} ms each way ({rtt * 1000:g} ms round "
+          "trip)")
     print("(requests -1: the audit log rotated during that run, so it was not counted)")
     print(f"{'tool':<34}{'phase':<12}{'seconds':>9}{'requests':>10}{'client CPU s':>14}{'server CPU s':>14}"
           f"{'proxy CPU s':>13}{'RTT floor s':>13}{'CPU floor s':>13}")
@@ -184,6 +208,7 @@ def main() -> int:
     parser.add_argument("--k8s-loop", type=int, default=0)
     parser.add_argument("--ansible-venv", type=pathlib.Path)
     parser.add_argument("--pairs", type=int, default=3, help="from-empty and no-op runs of each tool, alternating (default 3)")
+    parser.add_argument("--inputs", default="json,yaml-dir", help="json, yaml-dir or both (default both)")
     options = parser.parse_args()
     counts = [int(c) for c in options.counts.split(",")]
     delays = [float(d) for d in options.delays.split(",")]
@@ -197,8 +222,9 @@ def main() -> int:
                 proxy = Proxy(plane, work, delay)
                 try:
                     for count in counts:
-                        rows = one_size(plane, proxy, work, delay, count, options)
-                        report(delay, count, rows, options.concurrency or 8)
+                        for kind in options.inputs.split(","):
+                            rows = one_size(plane, proxy, work, delay, count, options, kind)
+                            report(delay, count, rows, options.concurrency or 16, kind)
                 finally:
                     proxy.stop()
         finally:

@@ -101,10 +101,12 @@ def json_key(value: t.Any) -> str:
         return value
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, int):
+    if isinstance(value, int) and value <= _INT64[1]:
         return str(value)
     if isinstance(value, float):
         return _go_float32(value)
+    if isinstance(value, int):   # past int64 go-yaml resolves a uint64, which the key conversion has no case for
+        raise ValueError(f"unsupported map key of type: uint64 ({value})")
     kind = "<nil>" if value is None else type(value).__name__
     raise ValueError(f"unsupported map key of type: {kind}: a mapping key must be a string, number or boolean")
 
@@ -158,20 +160,46 @@ if yaml is not None:
                 return "tag:yaml.org,2002:merge" if value == "<<" else PLAIN
             return super().resolve(kind, value, implicit)
 
+        def construct_document(self, node: t.Any) -> t.Any:
+            """Plain maps, lists and scalars built in one recursion, the rest by PyYAML's constructors. PyYAML's walk
+            (a generator per collection, a record of every node built) was two thirds of reading a directory of small
+            manifests (``./scripts/bench-apply --latency --inputs yaml-dir`` measures it). A node used twice through
+            an alias is built twice: equal values, and _BoundedLoader has bounded the expansion before."""
+            data = self._build(node)
+            self.constructed_objects: dict[t.Any, t.Any] = {}   # as PyYAML's construct_document leaves them
+            self.recursive_objects: dict[t.Any, t.Any] = {}
+            self.deep_construct = False
+            return data
+
+        def _build(self, node: t.Any) -> t.Any:
+            tag = node.tag
+            if tag == PLAIN:
+                return self.construct_go_scalar(node)
+            kind = type(node)
+            if tag == _MAP and kind is yaml.MappingNode and not any(key.tag == _MERGE for key, _value in node.value):
+                return {self._key(key): self._build(value) for key, value in node.value}
+            if tag == _SEQ and kind is yaml.SequenceNode:
+                return [self._build(child) for child in node.value]
+            if tag == _STR and kind is yaml.ScalarNode:
+                return node.value
+            return self.construct_object(node, deep=True)
+
         def construct_mapping(self, node: t.Any, deep: bool = False) -> dict[str, t.Any]:
+            if not isinstance(node, yaml.MappingNode):   # !!map on a scalar or a list, refused as PyYAML refuses it
+                raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}",
+                                                        node.start_mark)
             self.flatten_mapping(node)
-            mapping: dict[str, t.Any] = {}
-            for key_node, value_node in node.value:
-                if isinstance(key_node, yaml.ScalarNode) and key_node.tag in _SCALAR_TAGS:
-                    key = go_resolve(key_node.value) if key_node.tag != _STR else key_node.value
-                else:
-                    key = self.construct_object(key_node, deep=True)
-                try:
-                    name = json_key(key)
-                except (ValueError, TypeError) as exc:
-                    raise NotJSON(str(exc), key_node.start_mark) from None
-                mapping[name] = self.construct_object(value_node, deep=deep)
-            return mapping
+            return {self._key(key): self.construct_object(value, deep=deep) for key, value in node.value}
+
+        def _key(self, key_node: t.Any) -> str:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag in _SCALAR_TAGS:
+                key = go_resolve(key_node.value) if key_node.tag != _STR else key_node.value
+            else:
+                key = self.construct_object(key_node, deep=True)
+            try:
+                return json_key(key)
+            except (ValueError, TypeError) as exc:
+                raise NotJSON(str(exc), key_node.start_mark) from None
 
         def construct_go_scalar(self, node: t.Any) -> t.Any:
             if not isinstance(node, yaml.ScalarNode):   # a tag for scalars on a collection: as if untagged
@@ -198,8 +226,12 @@ if yaml is not None:
             return self.construct_mapping(node, deep=True)
 
     _STR = "tag:yaml.org,2002:str"
+    _MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
     _SCALAR_TAGS = _RESOLVED_TAGS | {PLAIN, _STR}
     for _tag in (PLAIN, *_RESOLVED_TAGS):
         GoLoader.add_constructor(_tag, GoLoader.construct_go_scalar)
     GoLoader.add_constructor("tag:yaml.org,2002:binary", GoLoader.construct_binary)
     GoLoader.add_constructor(None, GoLoader.construct_untagged)
+    # go-yaml builds a !!set, !!omap or !!pairs as the mapping or list it is (PyYAML: a set, lists of pairs).
+    for _tag in ("set", "omap", "pairs"):
+        GoLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", GoLoader.construct_untagged)

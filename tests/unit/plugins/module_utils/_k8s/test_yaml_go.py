@@ -76,9 +76,12 @@ def test_keys_become_strings_as_sigs_yaml_writes_them(key, name):
     assert json_key(key) == name
 
 
-def test_a_null_key_is_refused():
+def test_a_null_key_and_a_uint64_key_are_refused():
     with pytest.raises(ValueError, match="unsupported map key of type: <nil>"):
         json_key(None)
+    assert json_key(9223372036854775807) == "9223372036854775807"
+    with pytest.raises(ValueError, match="unsupported map key of type: uint64"):
+        json_key(9223372036854775808)
 
 
 def load(text: str):
@@ -101,3 +104,10 @@ def test_merge_keys_and_explicit_tags():
 
 def test_binary_is_the_decoded_text():
     assert load("a: !!binary aGVsbG8=\n") == {"a": "hello"}
+
+
+def test_tags_on_the_wrong_kind_of_node_and_nested_merges_are_still_pyyamls():
+    assert load("a: !!seq\n  - 1\nb: [{<<: {x: 1}, v: 2}]\nc: !!set {p, q}\nd: !!omap [{k: 1}]\n") == {
+        "a": [1], "b": [{"x": 1, "v": 2}], "c": {"p": None, "q": None}, "d": [{"k": 1}]}
+    with pytest.raises(yaml.YAMLError):
+        load("a: !!map scalar\n")
