@@ -78,6 +78,13 @@ _BODY = json.JSONEncoder(ensure_ascii=False)
 _PATH_SAFE = "/$&+,:;=@"
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9/._~:@$&+,;=-]*")
 
+def _escaped(path: str) -> str:
+    """The path's segments percent-encoded; a query a caller wrote into it (``?labelSelector=...``) is already
+    encoded and stays as it is."""
+    route, mark, written = path.partition("?")
+    return quote(route, safe=_PATH_SAFE) + mark + written
+
+
 # Answers a retry cannot change: refused credentials or rights, an endpoint that does not exist, an invalid object.
 PERMANENT_STATUS = frozenset({400, 401, 403, 404, 405, 415, 422})
 
@@ -176,9 +183,9 @@ class Connection:
         """As request, with the HTTP status of the answer (an apply that created its object answers 201)."""
         # One loop of attempts: its branches (TLS, connection, 429, retriable statuses) share the attempt counter
         # and the call's deadline, which splitting it would pass around.
-        target = self._path_prefix + (path if _PLAIN_PATH.fullmatch(path) else quote(path, safe=_PATH_SAFE))
+        target = self._path_prefix + (path if _PLAIN_PATH.fullmatch(path) else _escaped(path))
         if query:
-            target += "?" + self._query_string(query)
+            target += ("&" if "?" in path else "?") + self._query_string(query)
         headers = [("Accept", accept), ACCEPT_ENCODING, ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
         token = self._bearer()
         if token:

@@ -629,6 +629,11 @@ def test_a_name_that_is_not_ascii_is_percent_encoded_in_the_path(scripted):
     Script.replies = [(200, {}, {})]
     connection.request("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/r\u00f4le-\U0001f600 x")
     assert Script.seen[0][1] == "/apis/rbac.authorization.k8s.io/v1/clusterroles/r%C3%B4le-%F0%9F%98%80%20x"
+    # A query written into the path is the caller's, encoded already: kept as it is, the query option after it.
+    Script.replies = [(200, {}, {})]
+    connection.request("GET", "/apis/apps/v1/deployments?fieldSelector=metadata.name%3Dvirt-operator",
+                       query={"limit": 5})
+    assert Script.seen[1][1] == "/apis/apps/v1/deployments?fieldSelector=metadata.name%3Dvirt-operator&limit=5"
 
 
 def test_a_socks_proxy_without_pysocks_is_named_before_any_request(monkeypatch):
