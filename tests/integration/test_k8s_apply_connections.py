@@ -13,7 +13,6 @@ import http.server
 import json
 import os
 import pathlib
-import select
 import shutil
 import socket
 import subprocess
@@ -24,6 +23,7 @@ import typing as t
 import pytest
 from harness import children
 from test_render_playbook import COLLECTIONS
+from tunnels import relay
 
 PLAY = """\
 - hosts: localhost
@@ -57,17 +57,7 @@ class Tunnels(http.server.BaseHTTPRequestHandler):
         upstream = socket.create_connection(("127.0.0.1", type(self).upstream_port))
         self.send_response(200, "Connection established")
         self.end_headers()
-        sockets = [self.connection, upstream]
-        while True:
-            readable = select.select(sockets, [], [], 10)[0]
-            if not readable:
-                break
-            for sock in readable:
-                data = sock.recv(65536)
-                if not data:
-                    upstream.close()
-                    return
-                (upstream if sock is self.connection else self.connection).sendall(data)
+        relay(self.connection, upstream, 10)
 
     def log_message(self, *args: t.Any) -> None:
         pass

@@ -14,7 +14,6 @@ import gzip
 import http.server
 import json
 import os
-import select
 import socket
 import ssl
 import subprocess
@@ -27,6 +26,7 @@ import typing as t
 
 import pytest
 import trustme
+from tunnels import relay
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import client as client_module
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import (
@@ -442,17 +442,7 @@ class Tunnel(http.server.BaseHTTPRequestHandler):
         upstream = socket.create_connection((host, int(port)))
         self.send_response(200, "Connection established")
         self.end_headers()
-        sockets = [self.connection, upstream]
-        while True:
-            readable = select.select(sockets, [], [], 5)[0]
-            if not readable:
-                break
-            for sock in readable:
-                data = sock.recv(65536)
-                if not data:
-                    upstream.close()
-                    return
-                (upstream if sock is self.connection else self.connection).sendall(data)
+        relay(self.connection, upstream, 5)
 
     def log_message(self, *args: t.Any) -> None:
         pass
