@@ -136,8 +136,8 @@ def test_writes_whose_answers_are_lost_are_read_back_and_reported_as_written(tmp
     assert names(control_plane, "configmaps", namespace) >= {f"cm-{i}" for i in range(4)}
 
 
-def test_when_the_object_cannot_be_read_back_its_outcome_is_unknown_never_nothing_written(tmp_path, control_plane,
-                                                                                           namespace):
+def test_when_the_object_cannot_be_read_back_its_outcome_is_unknown_never_nothing_written(
+        tmp_path, control_plane, namespace):
     written = threading.Event()
 
     def choose(method: str, target: str) -> str | None:

@@ -15,7 +15,8 @@ from .._common.errors import FieldError, join_path
 from .._common.golang import QUANTITY_PATTERN
 
 MISSING: t.Any = object()
-Rule = t.Callable[[t.Any], str | None]
+# t.Optional, not X | None: ansible-test sanity's pylint reads | in a module-level alias as an unsupported operation.
+Rule = t.Callable[[t.Any], t.Optional[str]]  # noqa: UP045
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)

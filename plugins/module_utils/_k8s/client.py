@@ -78,6 +78,7 @@ _BODY = json.JSONEncoder(ensure_ascii=False)
 _PATH_SAFE = "/$&+,:;=@"
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9/._~:@$&+,;=-]*")
 
+
 def _escaped(path: str) -> str:
     """The path's segments percent-encoded; a query a caller wrote into it (``?labelSelector=...``) is already
     encoded and stays as it is."""

@@ -78,8 +78,8 @@ def _from_library(kubeconfig: str | dict[str, t.Any] | None, context: str | None
         from kubernetes import config as k8s_config
         from kubernetes.config.config_exception import ConfigException
     except ImportError as exc:
-        raise KubeconfigError(f"the kubeconfig's user has {found.plugin} credentials, which need the kubernetes Python "
-                        f"package: {exc}") from None
+        raise KubeconfigError(f"the kubeconfig's user has {found.plugin} credentials, which need the kubernetes "
+                              f"Python package: {exc}") from None
     configuration = k8s_client.Configuration()
     try:
         if isinstance(kubeconfig, dict):

@@ -15,7 +15,8 @@ import hashlib
 import json
 import typing as t
 
-Path = tuple[str | int, ...]
+# t.Union, not str | int: ansible-test sanity's pylint reads | in a module-level alias as an unsupported operation.
+Path = tuple[t.Union[str, int], ...]  # noqa: UP007
 FINGERPRINT_ANNOTATION = "hyperconverged.virtinfra.io/desired-hash"
 SERVER_METADATA = ("managedFields", "resourceVersion", "generation", "uid", "creationTimestamp", "selfLink")
 

@@ -46,7 +46,6 @@ def test_in_a_pod_without_a_kubeconfig_the_service_account_connects(tmp_path, mo
     assert endpoint(None, None, None, {})[0].server == "https://kc:6443"
 
 
-
 def test_the_sources_are_named_for_the_result():
     found, _renewed = endpoint(kubeconfig("https://kc:6443", **{"proxy-url": "http://p:3128"}), None, None, {}, None,
                                {})

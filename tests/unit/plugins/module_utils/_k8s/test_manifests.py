@@ -199,8 +199,8 @@ def test_expanded_size_counts_shared_nodes_as_often_as_they_are_used():
 def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
     # apimachinery's YAMLOrJSONDecoder sniffs the stream: a JSON object (or several) is read by JSON's rules, so
     # the \ud83d\ude00 pair that YAML refuses is one character, and a .json file holding YAML is read as YAML.
-    assert objects_of("a.yaml", '\ufeff {"a": "\\ud83d\\ude00", "n": 1.0}\n{"b": 2}') == [{"a": "\U0001f600", "n": 1},
-                                                                                        {"b": 2}]
+    expected = [{"a": "\U0001f600", "n": 1}, {"b": 2}]
+    assert objects_of("a.yaml", '\ufeff {"a": "\\ud83d\\ude00", "n": 1.0}\n{"b": 2}') == expected
     assert objects_of("a.json", "- a: 1:30\n") == [{"a": "1:30"}]
     # A first object that is not JSON makes the stream YAML, as kubectl falls back to it; not in a .json file.
     assert objects_of("a.yaml", "{a: 1:30, b: y}\n---\n{c: 017}\n") == [{"a": "1:30", "b": True}, {"c": 15}]

@@ -89,8 +89,8 @@ def load(text: str):
 
 
 def test_the_loader_resolves_plain_scalars_only():
-    assert load("a: '017'\nb: \"y\"\nc: 017\nd: y\ne: |\n  017\n") == {"a": "017", "b": "y", "c": 15, "d": True,
-                                                                   "e": "017\n"}
+    expected = {"a": "017", "b": "y", "c": 15, "d": True, "e": "017\n"}
+    assert load("a: '017'\nb: \"y\"\nc: 017\nd: y\ne: |\n  017\n") == expected
 
 
 def test_keys_are_resolved_then_written_as_strings():
