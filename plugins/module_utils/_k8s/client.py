@@ -79,6 +79,18 @@ _PATH_SAFE = "/$&+,:;=@"
 _PLAIN_PATH = re.compile(r"[A-Za-z0-9/._~:@$&+,;=-]*")
 
 
+def _payload(body: t.Any, method: str, path: str) -> bytes:
+    """The body as sent: bytes as given, text and objects as UTF-8 (objects as JSON)."""
+    if isinstance(body, bytes):
+        return body
+    try:
+        return (body if isinstance(body, str) else _BODY.encode(body)).encode("utf-8")
+    except UnicodeEncodeError as exc:   # a lone surrogate (\ud800 in the input): no UTF-8 can carry it
+        raise KubeError(f"{method} {path}: the object holds text that is not valid Unicode "
+                        f"({exc.object[exc.start:exc.end]!a} at character {exc.start} of its JSON), which cannot be "
+                        "sent") from None
+
+
 def _escaped(path: str) -> str:
     """The path's segments percent-encoded; a query a caller wrote into it (``?labelSelector=...``) is already
     encoded and stays as it is."""
@@ -191,16 +203,9 @@ class Connection:
         token = self._bearer()
         if token:
             headers.append(("Authorization", token))
-        payload: bytes | None = None
-        if body is not None:
+        payload = None if body is None else _payload(body, method, path)
+        if payload is not None:
             headers.append(("Content-Type", content_type))
-            try:
-                payload = body if isinstance(body, bytes) else (
-                    body if isinstance(body, str) else _BODY.encode(body)).encode("utf-8")
-            except UnicodeEncodeError as exc:   # a lone surrogate (\ud800 in the input): no UTF-8 can carry it
-                raise KubeError(f"{method} {path}: the object holds text that is not valid Unicode "
-                                f"({exc.object[exc.start:exc.end]!a} at character {exc.start} of its JSON), which "
-                                "cannot be sent") from None
         attempts = self.retries + 1 if retry else 1
         dry_run = bool(query and query.get("dryRun"))
         throttled = 0
