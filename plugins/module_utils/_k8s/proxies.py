@@ -73,11 +73,11 @@ def bypasses_proxy(url: str, no_proxy: str, loopback: bool = True) -> bool:
             continue
         if entry == "*":
             return True
-        with contextlib.suppress(ValueError):
-            if "/" in entry:
+        if "/" in entry:   # a CIDR range (one that does not parse can name no host either)
+            with contextlib.suppress(ValueError):
                 if address is not None and address in ipaddress.ip_network(entry, strict=False):
                     return True
-                continue
+            continue
         name, wanted = _host_port(entry)
         if not name or (wanted and wanted != port):
             continue

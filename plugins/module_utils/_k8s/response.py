@@ -97,7 +97,7 @@ class Stream:
 
     def read_to_end(self) -> bytes:
         while self._receive():
-            _refuse_past(len(self._buffer) - self._start)
+            refuse_past(len(self._buffer) - self._start)
         return self._take(len(self._buffer) - self._start)
 
     def _take(self, size: int) -> bytes:
@@ -166,7 +166,7 @@ def read_answer(stream: Stream, method: str) -> Reply:
     elif chunked:
         body = _chunked(stream)
     elif length is not None:
-        _refuse_past(length)
+        refuse_past(length)
         body = stream.read(length)
         if len(body) < length:
             raise http.client.IncompleteRead(body, length - len(body))
@@ -222,7 +222,7 @@ def _chunked(stream: Stream) -> bytes:
         if size == 0:
             break
         total += size
-        _refuse_past(total)
+        refuse_past(total)
         piece = stream.read(size)
         if len(piece) < size:
             raise http.client.IncompleteRead(b"".join(pieces) + piece, size - len(piece))
@@ -269,7 +269,8 @@ def _lines_one_by_one(stream: Stream) -> t.Iterator[str]:
         yield line.decode("iso-8859-1")
 
 
-def _refuse_past(size: int) -> None:
+def refuse_past(size: int) -> None:
+    """Refuses an answer past MAX_ANSWER_BYTES (transport.py reads answers through a proxy with it too)."""
     if size > MAX_ANSWER_BYTES:
         raise http.client.HTTPException(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes")
 

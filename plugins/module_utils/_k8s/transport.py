@@ -33,7 +33,7 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 from .kubeconfig import Endpoint
 from .proxies import shown
 from .request import host_header, request_bytes
-from .response import MAX_ANSWER_BYTES, Stream, read_answer
+from .response import MAX_ANSWER_BYTES, Stream, read_answer, refuse_past
 
 # urllib3 is imported only for a proxy: importing it costs 50-65 ms in ansible-playbook's process (its URL
 # patterns are compiled at import), where every run of a cluster module loads this file. Whether it is there is
@@ -226,8 +226,7 @@ def _bounded_read(response: t.Any) -> bytes:
     pieces, size = [], 0
     for piece in response.stream(_CHUNK, decode_content=False):
         size += len(piece)
-        if size > MAX_ANSWER_BYTES:
-            raise http.client.HTTPException(f"the answer is larger than {MAX_ANSWER_BYTES:,} bytes")
+        refuse_past(size)
         pieces.append(piece)
     return b"".join(pieces)
 
