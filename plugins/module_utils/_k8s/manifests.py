@@ -161,6 +161,10 @@ def _documents(path: str, text: str) -> list[t.Any]:
         except _NotJSONAtAll as exc:
             if path.endswith(".json"):
                 raise ValueError(str(exc)) from None
+    return _yaml_documents(text)
+
+
+def _yaml_documents(text: str) -> list[t.Any]:
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
@@ -182,23 +186,27 @@ class _NotJSONAtAll(ValueError):
 
 def _json_documents(text: str) -> list[t.Any]:
     """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
-    integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value)."""
+    integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value). Past the first, what is
+    not JSON is read as YAML to the end, as kubectl reads a stream of JSON objects between ``---`` lines."""
     documents: list[t.Any] = []
     position = 0
+    surrogates = "\\ud" in text.lower()   # once: a stream may hold thousands of documents
     try:
         while True:
-            position = len(text) - len(text[position:].lstrip())
+            position = _SPACE.match(text, position).end()   # type: ignore[union-attr]  # it matches the empty string
             if position >= len(text):
                 return documents
             document, position = _JSON.raw_decode(text, position)
-            documents.append(_valid_unicode(document) if "\\ud" in text.lower() else document)
+            documents.append(_valid_unicode(document) if surrogates else document)
     except json.JSONDecodeError as exc:
-        message = f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
-        raise (ValueError if documents else _NotJSONAtAll)(message) from None
+        if not documents:
+            raise _NotJSONAtAll(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except _NonFinite as exc:
         line, column = _position(text, str(exc))
         raise ValueError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
                          f"{line}, column {column})") from None
+    # The rest as YAML, its lines numbered as in the file.
+    return documents + _yaml_documents("\n" * text.count("\n", 0, position) + text[position:])
 
 
 def _valid_unicode(value: t.Any) -> t.Any:
@@ -214,6 +222,7 @@ def _valid_unicode(value: t.Any) -> t.Any:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SPACE = re.compile(r"\s*")
 
 
 class _NonFinite(Exception):

@@ -223,3 +223,10 @@ def test_json_numbers_go_cannot_read_are_refused_with_their_line(text, where):
 def test_a_lone_surrogate_in_json_becomes_the_replacement_character_as_go_decodes_it():
     text = '{"a": "x\\ud800y", "\\udc00": "\\ud83d\\ude00"}'
     assert objects_of("a.json", text) == [{"a": "x\ufffdy", "\ufffd": "\U0001f600"}]
+
+
+def test_json_objects_between_document_lines_read_as_kubectl_reads_them():
+    # The file the latency bench gives kubectl: JSON objects joined by ---; a broken one named by its own line.
+    assert objects_of("a.yaml", '{"a": 1}\n---\n{"b": 2}\n---\n{"c": y}\n') == [{"a": 1}, {"b": 2}, {"c": True}]
+    with pytest.raises(ValueError, match=r"is not valid YAML: .* \(line 4, column"):
+        objects_of("a.yaml", '{"a": 1}\n---\n{"b": 2}\n{"c": [}\n')
