@@ -288,7 +288,23 @@ class ControlPlane:
         for path in files:
             args += ["-f", path]
         self.kubectl_run(*args)
-        self.kubectl_run("wait", "--for=condition=Established", "--timeout=120s", "crd", "--all")
+        self.wait_established(120)
+
+    def wait_established(self, timeout: float) -> None:
+        """Every CRD Established. Read in a loop, not with ``kubectl wait --for=condition=Established crd --all``,
+        which fails at once on a CRD the API server has not given a status yet (".status.conditions accessor error:
+        <nil>")."""
+        deadline = time.monotonic() + timeout
+        while True:
+            listed = json.loads(self.kubectl_run("get", "crd", "-o", "json").stdout)["items"]
+            waiting = [c["metadata"]["name"] for c in listed
+                       if not any(k.get("type") == "Established" and k.get("status") == "True"
+                                  for k in (c.get("status") or {}).get("conditions") or [])]
+            if not waiting:
+                return
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"CRDs not Established after {timeout:g} s: {', '.join(waiting)}")
+            time.sleep(0.5)
 
     def audit_offset(self) -> int:
         return self.audit_log.stat().st_size if self.audit_log.exists() else 0
