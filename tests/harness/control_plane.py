@@ -1,7 +1,9 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A real etcd + kube-apiserver on 127.0.0.1 for tests and benchmarks.
+"""A real etcd + kube-apiserver on 127.0.0.1 for tests and benchmarks; with ``controllers``, also the real
+kube-controller-manager and kube-scheduler and kwok's simulated nodes, so that Deployments roll out, DaemonSets
+schedule, and garbage collection and namespace deletion happen as on a cluster.
 
 Token authentication (an admin token in system:masters and a limited token with no rights of its own), RBAC
 authorization, an audit log of every request (used to count requests at the server), and the CRDs from
@@ -89,6 +91,11 @@ class ControlPlane:
     detached: bool = False
     # API Priority and Fairness: off (it is not what most tests are about), on for the tests of 429 answers.
     priority_and_fairness: bool = False
+    # kube-controller-manager, kube-scheduler and kwok (off: a bare API server, where nothing acts on what is written).
+    controllers: bool = False
+    controller_manager_pid: int = 0
+    scheduler_pid: int = 0
+    kwok_pid: int = 0
 
     @property
     def server(self) -> str:
@@ -146,6 +153,12 @@ class ControlPlane:
                 raise
         self._write_kubeconfig()
         self.save()
+        if self.controllers:
+            try:
+                self.start_controllers()
+            except BaseException:
+                self.stop()
+                raise
         return self
 
     def _spawn(self, argv: list[str], log_name: str) -> int:
@@ -225,9 +238,65 @@ class ControlPlane:
         self.etcd_pid = 0
         self.start_etcd()
 
+    def start_controllers(self) -> None:
+        """kube-controller-manager, kube-scheduler (no serving port: several planes run at once) and kwok, which
+        manages the Nodes annotated ``kwok.x-k8s.io/node: fake`` (fake_node) and plays the kubelet for their Pods."""
+        common = [f"--kubeconfig={self.kubeconfig}", "--leader-elect=false", "--secure-port=0", "--v=0"]
+        self.controller_manager_pid = self._spawn([
+            str(self.bindir / "kube-controller-manager"), *common,
+            f"--service-account-private-key-file={self.workdir / 'sa.key'}",
+            f"--root-ca-file={self.workdir / 'certs' / 'apiserver.crt'}",
+            # Namespaces and garbage collected objects go at once: the tests wait for them.
+            "--concurrent-namespace-syncs=5", "--concurrent-gc-syncs=20",
+            # A Node kwok stops heart-beating is tainted after this long, as the node lifecycle controller does.
+            "--node-monitor-grace-period=40s",
+        ], "kube-controller-manager.log")
+        self.save()
+        self.scheduler_pid = self._spawn([str(self.bindir / "kube-scheduler"), *common], "kube-scheduler.log")
+        self.save()
+        # kwok's configuration file, never its default ~/.kwok/kwok.yaml.
+        config = self.workdir / "kwok.yaml"
+        config.write_text(KWOK_CONFIG, encoding="utf-8")
+        self.kwok_pid = self._spawn([
+            str(self.bindir / "kwok"), f"--kubeconfig={self.kubeconfig}", f"--config={config}",
+            f"--manage-nodes-with-annotation-selector={KWOK_ANNOTATION}=fake",
+            "--cidr=10.244.0.1/16", "--node-lease-duration-seconds=40",
+        ], "kwok.log")
+        self.save()
+        # The service-account controller makes every namespace's default ServiceAccount: the controller manager runs.
+        _wait(lambda: self.kubectl_run("get", "serviceaccount", "default", "-n", "default", check=False).returncode == 0,
+              120, "kube-controller-manager", self.workdir / "kube-controller-manager.log",
+              lambda: _running(self.controller_manager_pid))
+        for pid, log in ((self.scheduler_pid, "kube-scheduler"), (self.kwok_pid, "kwok")):
+            if not _running(pid):
+                tail = (self.workdir / f"{log}.log").read_text(errors="replace")[-3000:]
+                raise RuntimeError(f"{log} exited; log tail:\n{tail}")
+
+    def add_nodes(self, nodes: t.Sequence[dict[str, t.Any]], timeout: float = 120) -> None:
+        """Create ``fake_node`` objects (one request per 500) and wait until kwok reports every one Ready."""
+        for start in range(0, len(nodes), 500):
+            listed = {"apiVersion": "v1", "kind": "List", "items": list(nodes[start:start + 500])}
+            self.kubectl_run("create", "-f", "-", input=json.dumps(listed))
+        names = {node["metadata"]["name"] for node in nodes}
+        deadline = time.monotonic() + timeout
+        while True:
+            listed = json.loads(self.kubectl_run("get", "nodes", "-o", "json").stdout)["items"]
+            ready = {n["metadata"]["name"] for n in listed
+                     if any(c.get("type") == "Ready" and c.get("status") == "True"
+                            for c in (n.get("status") or {}).get("conditions") or [])}
+            if names <= ready:
+                return
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"{len(names - ready)} node(s) not Ready after {timeout:g} s "
+                                   f"(kwok log: {self.workdir / 'kwok.log'})")
+            time.sleep(0.5)
+
     def stop(self) -> None:
-        self._kill(self.apiserver_pid, "kube-apiserver")
-        self._kill(self.etcd_pid, "etcd")
+        for pid, binary in ((self.kwok_pid, "kwok"), (self.scheduler_pid, "kube-scheduler"),
+                            (self.controller_manager_pid, "kube-controller-manager"),
+                            (self.apiserver_pid, "kube-apiserver"), (self.etcd_pid, "etcd")):
+            self._kill(pid, binary)
+        self.kwok_pid = self.scheduler_pid = self.controller_manager_pid = 0
         self.apiserver_pid = self.etcd_pid = 0
         self.save()
 
@@ -332,6 +401,37 @@ class ControlPlane:
         return cls(**state)
 
 
+KWOK_ANNOTATION = "kwok.x-k8s.io/node"
+# kwok's own configuration (sigs.k8s.io/kwok v0.7.0, pkg/apis/config/v1alpha1, KwokConfiguration); its stages are
+# its defaults: Nodes initialised and heart-beating, Pods Running and Ready, deleted Pods removed.
+KWOK_CONFIG = """apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokConfiguration
+options:
+  enableCRDs: []
+"""
+
+
+def fake_node(name: str, *, labels: t.Mapping[str, str] | None = None, taints: t.Sequence[t.Mapping[str, str]] = (),
+              memory: str = "64Gi", cpu: str = "16", architecture: str = "amd64",
+              address: str | None = None) -> dict[str, t.Any]:
+    """A Node kwok manages: the status a kubelet would report at registration (capacity, addresses, node info)."""
+    resources = {"cpu": cpu, "memory": memory, "pods": "110"}
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"name": name, "annotations": {KWOK_ANNOTATION: "fake"},
+                     "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+                                "kubernetes.io/arch": architecture, "type": "kwok", **(labels or {})}},
+        "spec": {"taints": [dict(taint) for taint in taints]} if taints else {},
+        "status": {"capacity": resources, "allocatable": resources,
+                   "addresses": [{"type": "InternalIP", "address": address or "192.0.2.1"},
+                                 {"type": "Hostname", "address": name}],
+                   # Every field the Node schema requires of nodeInfo, as a kubelet reports them.
+                   "nodeInfo": {"architecture": architecture, "operatingSystem": "linux", "kubeletVersion": "fake",
+                                "kubeProxyVersion": "fake", "containerRuntimeVersion": "fake", "osImage": "fake",
+                                "kernelVersion": "fake", "machineID": name, "systemUUID": name, "bootID": name}},
+    }
+
+
 def _http_ok(url: str, token: str | None = None) -> bool:
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
     context = ssl.create_default_context()
@@ -431,6 +531,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("action", choices=["build", "start", "stop"])
     parser.add_argument("workdir", nargs="?", type=pathlib.Path)
+    parser.add_argument("--controllers", action="store_true",
+                        help="also kube-controller-manager, kube-scheduler and kwok")
     args = parser.parse_args(argv)
     if args.action == "build":
         print(build())
@@ -438,7 +540,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.workdir is None:
         parser.error("start and stop need a work directory")
     if args.action == "start":
-        plane = ControlPlane(args.workdir.resolve(), build(), detached=True).start()
+        plane = ControlPlane(args.workdir.resolve(), build(), detached=True, controllers=args.controllers).start()
         plane.install_crds()
         print(plane.kubeconfig)
     else:
