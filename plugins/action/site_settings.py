@@ -14,6 +14,7 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_live_nodes import live_nodes
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
@@ -24,7 +25,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_pla
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
 
-PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir")
+PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir", "nodes_snapshot")
 display = Display()
 
 
@@ -96,10 +97,16 @@ class ActionModule(ControllerAction):
             errors += kubeconfig_problems(f"site_{name}", values[name], values[context_name],
                                           f"site_{context_name}", cwd)
         apply, found, reason, mode_problems = choose_mode(values, os.environ)
+        connectable = len(errors) == len(settings.errors) and not mode_problems
         errors += mode_problems
-        inventory, node_problems = nodes_of(
+        # The cluster's Nodes where they can be known: read in apply mode (a credential that is wrong is named
+        # above, not again), from the snapshot in render mode.
+        live = live_nodes(values, apply and connectable, os.environ, args["kubeconfigs"][0])
+        errors += live.problems
+        inventory, node_problems, node_warnings = nodes_of(
             self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
-            overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"])
+            overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"],
+            live=live.nodes, prefer=values["node_facts"], source=live.source)
         hosts = plain(args["nodes"]) + inventory
         errors += node_problems
         hyperconverged, prereqs_spec = compose(settings, hosts)
@@ -110,9 +117,10 @@ class ActionModule(ControllerAction):
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
         sources = site_values.effective_sources(settings)
         if errors:
-            return {"failed": True, "errors": errors,
+            return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
+                  "nodes_from": live.source or "the inventory",
                   "removal_spec": removal_spec,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
@@ -127,6 +135,9 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
-        if plan.warnings:
-            result["warnings"] = list(plan.warnings)
+        if live.requests:
+            result["requests"] = live.requests
+        warnings = [*live.warnings, *node_warnings, *plan.warnings]
+        if warnings:
+            result["warnings"] = warnings
         return result

@@ -20,8 +20,9 @@ description:
   - Namespaces and CustomResourceDefinitions are never granted C(delete), since the collection never deletes them.
   - An entry without a name (C({apiVersion, kind})) is granted on its kind across the cluster, as nothing narrower
     is known.
-  - Read kinds get C(get) and C(list) across the cluster. HyperConverged, Deployment (HCO detection) and
-    CustomResourceDefinition (the schemas custom resources are validated against) are always read.
+  - Read kinds get C(get) and C(list) across the cluster. HyperConverged, Deployment (HCO detection),
+    CustomResourceDefinition (the schemas custom resources are validated against) and Node (the site plans from the
+    live Nodes) are always read.
 options:
   _input:
     description: Objects or C({apiVersion, kind}) entries the run writes.

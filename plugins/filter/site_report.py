@@ -23,7 +23,7 @@ options:
   _input:
     description:
       - The run. V(config) is C(site_config); V(results) holds the registered results of the cluster side by their
-        names (C(site_cluster), C(operators_result), C(prerequisites_deleted_first), C(prerequisites_applied),
+        names (C(site_settings), C(site_cluster), C(operators_result), C(prerequisites_deleted_first), C(prerequisites_applied),
         C(prerequisites_deleted), C(hyperconverged_vms), C(hyperconverged_applied),
         C(hyperconverged_operand_drift), C(hyperconverged_standalone), C(hyperconverged_preset_applied),
         C(hyperconverged_preset_deleted), C(hyperconverged_deleted)). The other keys are optional - V(check_mode),

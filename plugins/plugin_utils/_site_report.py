@@ -22,7 +22,7 @@ PREREQUISITES = ("prerequisites_applied", "prerequisites_deleted")
 KUBEVIRT = ("hyperconverged_applied", "hyperconverged_standalone", "hyperconverged_preset_applied",
             "hyperconverged_preset_deleted", "hyperconverged_deleted")
 # Every call that talks to the API server says how many requests it made.
-CALLS = ("site_cluster", "operators_result", "prerequisites_deleted_first", "prerequisites_applied",
+CALLS = ("site_settings", "site_cluster", "operators_result", "prerequisites_deleted_first", "prerequisites_applied",
          "prerequisites_deleted", "hyperconverged_vms", "hyperconverged_applied", "hyperconverged_operand_drift",
          "hyperconverged_standalone", "hyperconverged_preset_applied", "hyperconverged_preset_deleted",
          "hyperconverged_deleted")
@@ -122,9 +122,12 @@ def report(run: Run) -> list[str]:
         ordered = [kubevirt, prerequisites] if run.config.get("state") == "absent" else [prerequisites, kubevirt]
         out += lines(ordered, check_mode=run.check_mode, drift_mode=str(run.config.get("drift") or "revert"),
                      failure=run.failure)
-    warnings = (list(run.prereqs.get("warnings") or []) + list(run.kubevirt.get("warnings") or [])
+    planned = run.results.get("site_settings")
+    warnings = (list((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or [])
+                + list(run.prereqs.get("warnings") or []) + list(run.kubevirt.get("warnings") or [])
                 + list(run.config.get("removal_kept") or []))
-    out += [f"operators: {_operators(run)}", _swap(run),
+    out += [f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
+            _swap(run),
             f"operands differing from what HCO builds: {len(run.kubevirt.get('operand_drift') or [])}",
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
             _operands(run, run.kubevirt.get("mode") or run.run_mode or run.config.get("mode"))]

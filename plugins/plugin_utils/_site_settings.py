@@ -153,6 +153,11 @@ SETTINGS: tuple[Setting, ...] = (
             "nodePlacement; empty: anywhere).", check=_labels),
     Setting("site_workload_node_selector", "dict", {"node-role.kubernetes.io/worker": ""}, "Node labels of the nodes "
             "that run VMs (spec.workloads nodePlacement, swap, bridges, SR-IOV).", check=_labels),
+    Setting("site_node_facts", "str", "cluster", "Where the inventory's node_labels, node_taints or node_memory "
+            "disagree with the live Node (apply mode, or site_nodes_snapshot): cluster plans from the Node, inventory "
+            "from the inventory; each difference is a warning naming both values.", choices=("cluster", "inventory")),
+    Setting("site_nodes_snapshot", "str", "", "Render mode: a file holding `kubectl get nodes -o yaml`, planned "
+            "from as apply mode plans from the live Nodes (empty: the inventory's node_* facts).", survey=False),
     Setting("site_overcommit_percent", "int", 100, "Memory overcommit in percent (HyperConverged "
             "higherWorkloadDensity.memoryOvercommitPercentage); above 100 swap is sized per node.",
             minimum=10, maximum=1000),
@@ -241,6 +246,8 @@ LABELS = {
     "site_hyperconverged_spec": "HyperConverged spec",
     "site_infra_node_selector": "Labels of the infrastructure nodes",
     "site_workload_node_selector": "Labels of the nodes that run VMs",
+    "site_node_facts": "Node facts from the cluster or the inventory",
+    "site_nodes_snapshot": "Nodes snapshot file (kubectl get nodes -o yaml)",
     "site_overcommit_percent": "Memory overcommit (percent)",
     "site_swap_file": "Swap file path on the VM nodes",
     "site_swap_activate": "Turn swap on now",

@@ -9,6 +9,7 @@ import os
 import typing as t
 
 from ansible.module_utils.basic import env_fallback
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from .client import Connection
 
@@ -30,6 +31,22 @@ AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
     retries=dict(type="int", default=5),
     timeout=dict(type="int", default=900),
 )
+
+
+def from_environment(given: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> dict[str, t.Any]:
+    """The parameters a module would get from ``given`` and its ``K8S_AUTH_*`` fallbacks (typed as the argument spec
+    types them), for a caller that connects without being the module (the site's read of the Nodes)."""
+    params: dict[str, t.Any] = {}
+    for name, spec in AUTH_ARGUMENT_SPEC.items():
+        value = given.get(name)
+        if value in (None, "") and "fallback" in spec:
+            value = next((environ[var] for var in spec["fallback"][1] if environ.get(var)), None)
+            if value is not None and spec["type"] == "bool":
+                value = boolean(value, strict=False)
+            elif value is not None and spec["type"] == "list":
+                value = [part.strip() for part in str(value).split(",") if part.strip()]
+        params[name] = spec.get("default") if value in (None, "") else value
+    return params
 
 
 def connect(params: t.Mapping[str, t.Any]) -> Connection:

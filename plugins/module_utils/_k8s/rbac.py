@@ -26,6 +26,8 @@ ALWAYS_READ = (
     {"apiVersion": "hco.kubevirt.io/v1beta1", "kind": "HyperConverged"},
     {"apiVersion": "apps/v1", "kind": "Deployment"},
     {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"},
+    # The site plans from the live Nodes (site_settings reads them before anything else in apply mode).
+    {"apiVersion": "v1", "kind": "Node"},
 )
 
 

@@ -23,11 +23,13 @@ def applied(*objects, total=3, writes=0):
 
 
 def test_a_no_op_apply_says_nothing_changed_counts_every_call_and_names_the_operands():
-    results = {"site_cluster": {"requests": {"total": 10, "writes": 0}},
+    results = {"site_settings": {"requests": {"total": 1, "writes": 0}, "warnings": ["hostvars[w1]: a difference"]},
+               "site_cluster": {"requests": {"total": 10, "writes": 0}},
                "prerequisites_applied": applied(entry("Namespace", "vms", "unchanged")),
                "prerequisites_deleted": {"skipped": True},
                "hyperconverged_standalone": applied(entry("KubeVirt", "kv", "unchanged"), total=15)}
-    out = report(Run(config=APPLY, results=results, run_mode="standalone", prereqs=PREREQS, operands=OPERANDS,
+    out = report(Run(config={**APPLY, "nodes_from": "the cluster"}, results=results, run_mode="standalone",
+                     prereqs=PREREQS, operands=OPERANDS,
                      kubevirt={"mode": "standalone", "operands": list(OPERANDS), "warnings": ["hco: a warning"]}))
     assert out == [
         "apply mode (standalone): 0 prerequisite and 0 KubeVirt object(s) changed - a credential is set: site_kubeconfig",
@@ -35,10 +37,11 @@ def test_a_no_op_apply_says_nothing_changed_counts_every_call_and_names_the_oper
         "KubeVirt: wrote nothing",
         "drift: none",
         "operators: not managed by the site (site_operators_source none)",
+        "nodes: planned from the cluster",
         "swap plan: kubelet-limited-swap; worker1: 131072 MiB, worker3: 65536 MiB",
         "operands differing from what HCO builds: 0",
-        "warnings: networking: bridges[0]: a warning; hco: a warning",
-        "API requests: 28 (0 writes) in 3 cluster call(s)",
+        "warnings: hostvars[w1]: a difference; networking: bridges[0]: a warning; hco: a warning",
+        "API requests: 29 (0 writes) in 4 cluster call(s)",
         "operands: KubeVirt kv in kubevirt-hyperconverged, CDI cdi (cluster-scoped)",
     ]
 

@@ -14,7 +14,7 @@ BARE_KUBEVIRT = {"apiVersion": "kubevirt.io/v1", "kind": "KubeVirt"}
 SERVED = {"kubevirt.io/v1/KubeVirt": {"resource": "kubevirts"}, "v1/ConfigMap": {"resource": "configmaps"},
           "apps/v1/Deployment": {"resource": "deployments"},
           "apiextensions.k8s.io/v1/CustomResourceDefinition": {"resource": "customresourcedefinitions"},
-          "hco.kubevirt.io/v1beta1/HyperConverged": {"resource": "hyperconvergeds"}}
+          "hco.kubevirt.io/v1beta1/HyperConverged": {"resource": "hyperconvergeds"}, "v1/Node": {"resource": "nodes"}}
 
 
 def grants(result):
@@ -35,6 +35,7 @@ def test_written_kinds_get_apply_verbs_and_read_kinds_only_get_list():
     assert table[("", "configmaps")] == ("get", "list")
     assert table[("apps", "deployments")] == ("get", "list")  # HCO detection
     assert table[("apiextensions.k8s.io", "customresourcedefinitions")] == ("get", "list")  # schema check
+    assert table[("", "nodes")] == ("get", "list")  # the site plans from the live Nodes
     assert result["guessed"] == []
 
 
