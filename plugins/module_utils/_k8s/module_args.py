@@ -44,7 +44,7 @@ def from_environment(given: t.Mapping[str, t.Any], environ: t.Mapping[str, str])
             if value is not None and spec["type"] == "bool":
                 value = boolean(value, strict=False)
             elif value is not None and spec["type"] == "list":
-                value = [part.strip() for part in str(value).split(",") if part.strip()]
+                value = str(value).split(",")   # as Ansible's check_type_list splits a string
         params[name] = spec.get("default") if value in (None, "") else value
     return params
 

@@ -130,7 +130,7 @@ def snapshot(path: str, text: str) -> list[Node]:
     try:
         objects = objects_of(path, text)
     except ValueError as exc:
-        raise NodesError(str(exc)) from None
+        raise NodesError(f"{path}: {exc}") from None
     nodes, problems, seen = [], [], set()
     for index, obj in enumerate(objects):
         try:

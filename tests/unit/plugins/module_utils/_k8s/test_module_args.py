@@ -33,3 +33,21 @@ def test_connect_hands_every_option_to_the_connection(tmp_path):
     assert endpoint.proxy == "http://proxy:3128" and endpoint.authorization == "Bearer t"
     assert connection.transport.via_proxy   # 127.0.0.1 is not in no_proxy
     assert connection.retries == 0 and connection.request_timeout == 7
+
+
+def test_from_environment_gives_what_the_module_gets_from_the_same_variables(monkeypatch):
+    # The module's own validation (Ansible's ArgumentSpecValidator, env_fallback reading os.environ) is the reference.
+    from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
+
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import from_environment
+
+    environ = {"K8S_AUTH_HOST": "https://api:6443", "K8S_AUTH_API_KEY": "secret", "K8S_AUTH_VERIFY_SSL": "no",
+               "K8S_AUTH_IMPERSONATE_GROUPS": "a, b", "K8S_AUTH_CONTEXT": "ignored-given-wins",
+               "K8S_AUTH_NO_PROXY": "10.0.0.0/8"}
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    given = {"context": "mine", "kubeconfig": None}
+    module = ArgumentSpecValidator(AUTH_ARGUMENT_SPEC).validate(dict(given)).validated_parameters
+    ours = from_environment(given, environ)
+    assert {k: v for k, v in ours.items()} == {k: module[k] for k in ours}
+    assert ours["validate_certs"] is False and ours["impersonate_groups"] == ["a", " b"] and ours["context"] == "mine"
