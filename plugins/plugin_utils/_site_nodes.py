@@ -162,7 +162,9 @@ def _with_live(inventory: list[dict[str, t.Any]], hosts: t.Mapping[str, Host], l
         nodes.append(planned)
     missing = sorted(name for name in given if name not in by_name)
     if missing:
-        close = {name: difflib.get_close_matches(name, list(by_name), n=1, cutoff=0.8) for name in missing}
+        # A typo of a host name is close to a Node no host names.
+        unnamed = [node.name for node in live if node.name not in given]
+        close = {name: difflib.get_close_matches(name, unnamed, n=1, cutoff=0.8) for name in missing}
         named = [f"{name} (did you mean {close[name][0]}?)" if close[name] else name for name in missing]
         warnings.append(f"hostvars: {node_list(named)} in kubevirt_nodes but no Node of that name in {source}: not "
                         "planned for (the host roles still run there)")

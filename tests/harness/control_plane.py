@@ -122,8 +122,11 @@ class ControlPlane:
         self.admin_token = self.admin_token or secrets.token_hex(16)
         self.limited_token = self.limited_token or secrets.token_hex(16)
         tokens = self.workdir / "tokens.csv"
+        # The controllers act under names of their own (the audit log tells their writes from a test's), with the
+        # rights of system:masters as on a cluster's control plane.
+        components = "".join(f'{self.admin_token}-{name},{name},{name}-uid,"system:masters"\n' for name in COMPONENTS)
         tokens.write_text(f'{self.admin_token},admin,admin-uid,"system:masters"\n'
-                          f'{self.limited_token},limited,limited-uid,""\n', encoding="utf-8")
+                          f'{self.limited_token},limited,limited-uid,""\n{components}', encoding="utf-8")
         tokens.chmod(0o600)
         if not (self.workdir / "sa.key").exists():
             subprocess.run(["openssl", "genrsa", "-out", str(self.workdir / "sa.key"), "2048"], check=True,
@@ -241,9 +244,10 @@ class ControlPlane:
     def start_controllers(self) -> None:
         """kube-controller-manager, kube-scheduler (no serving port: several planes run at once) and kwok, which
         manages the Nodes annotated ``kwok.x-k8s.io/node: fake`` (fake_node) and plays the kubelet for their Pods."""
-        common = [f"--kubeconfig={self.kubeconfig}", "--leader-elect=false", "--secure-port=0", "--v=0"]
+        common = ["--leader-elect=false", "--secure-port=0", "--v=0"]
         self.controller_manager_pid = self._spawn([
             str(self.bindir / "kube-controller-manager"), *common,
+            f"--kubeconfig={self._component_kubeconfig('system:kube-controller-manager')}",
             f"--service-account-private-key-file={self.workdir / 'sa.key'}",
             f"--root-ca-file={self.workdir / 'certs' / 'apiserver.crt'}",
             # Namespaces and garbage collected objects go at once: the tests wait for them.
@@ -252,13 +256,15 @@ class ControlPlane:
             "--node-monitor-grace-period=40s",
         ], "kube-controller-manager.log")
         self.save()
-        self.scheduler_pid = self._spawn([str(self.bindir / "kube-scheduler"), *common], "kube-scheduler.log")
+        self.scheduler_pid = self._spawn([str(self.bindir / "kube-scheduler"), *common,
+                                          f"--kubeconfig={self._component_kubeconfig('system:kube-scheduler')}"],
+                                         "kube-scheduler.log")
         self.save()
         # kwok's configuration file, never its default ~/.kwok/kwok.yaml.
         config = self.workdir / "kwok.yaml"
         config.write_text(KWOK_CONFIG, encoding="utf-8")
         self.kwok_pid = self._spawn([
-            str(self.bindir / "kwok"), f"--kubeconfig={self.kubeconfig}", f"--config={config}",
+            str(self.bindir / "kwok"), f"--kubeconfig={self._component_kubeconfig('kwok')}", f"--config={config}",
             f"--manage-nodes-with-annotation-selector={KWOK_ANNOTATION}=fake",
             "--cidr=10.244.0.1/16", "--node-lease-duration-seconds=40",
         ], "kwok.log")
@@ -271,6 +277,16 @@ class ControlPlane:
             if not _running(pid):
                 tail = (self.workdir / f"{log}.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"{log} exited; log tail:\n{tail}")
+
+    def _component_kubeconfig(self, name: str) -> pathlib.Path:
+        """A kubeconfig with the component's own token (tokens.csv), beside the admin's."""
+        config = json.loads(self.kubeconfig.read_text(encoding="utf-8"))
+        config["users"] = [{"name": "admin", "user": {"token": f"{self.admin_token}-{name}"}}]
+        config["contexts"] = [context for context in config["contexts"] if context["name"] == "admin"]
+        path = self.workdir / f"kubeconfig-{name.rsplit(':', 1)[-1]}"
+        path.write_text(json.dumps(config), encoding="utf-8")
+        path.chmod(0o600)
+        return path
 
     def add_nodes(self, nodes: t.Sequence[dict[str, t.Any]], timeout: float = 120) -> None:
         """Create ``fake_node`` objects (one request per 500) and wait until kwok reports every one Ready."""
@@ -401,6 +417,7 @@ class ControlPlane:
         return cls(**state)
 
 
+COMPONENTS = ("system:kube-controller-manager", "system:kube-scheduler", "kwok")
 KWOK_ANNOTATION = "kwok.x-k8s.io/node"
 # kwok's own configuration (sigs.k8s.io/kwok v0.7.0, pkg/apis/config/v1alpha1, KwokConfiguration); its stages are
 # its defaults: Nodes initialised and heart-beating, Pods Running and Ready, deleted Pods removed.

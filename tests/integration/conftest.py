@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""A real kube-apiserver + etcd for the whole session (built from Go modules on first use, stopped by PID)."""
+"""A real kube-apiserver + etcd for the whole session (built from Go modules on first use, stopped by PID), and a
+cluster that behaves: the same with kube-controller-manager, kube-scheduler and kwok's simulated nodes."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import typing as t
 
 import pytest
 from harness.children import adopt_orphans
-from harness.control_plane import ControlPlane, build
+from harness.control_plane import ControlPlane, build, fake_node
 from harness.etcd_seed import start_with_crds
 
 # What a test's processes leave behind (Ansible's detached task workers, when their ansible-playbook dies without
@@ -29,14 +30,15 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message.strip())
 
 
-def _running_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+def _running_control_plane(tmp_path_factory: pytest.TempPathFactory,
+                           controllers: bool = False) -> t.Iterator[ControlPlane]:
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:
         bindir = build()
     except subprocess.CalledProcessError as exc:
         _unavailable(f"building the control plane failed ({exc})")
-    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir)
+    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir, controllers=controllers)
     try:
         # The CRDs come with a copy of a seed etcd (harness/etcd_seed.py) instead of being installed again.
         start_with_crds(plane)
@@ -54,3 +56,26 @@ def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[Contro
 def empty_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A second API server with nothing but the CRDs, for tests that must start from an empty cluster."""
     yield from _running_control_plane(tmp_path_factory)
+
+
+# The example inventory's machines as a cluster reports them (examples/inventory/hosts.yml): three control-plane nodes
+# that carry the infrastructure and three workers, with the memory the inventory gives each.
+EXAMPLE_NODES = (
+    *(fake_node(f"infra{i}", labels={"node-role.kubernetes.io/control-plane": "", "node-role.kubernetes.io/infra": ""},
+                memory="64Gi", address=f"192.0.2.1{i}") for i in (1, 2, 3)),
+    *(fake_node(f"worker{i}", labels={"node-role.kubernetes.io/worker": ""}, memory=memory, address=f"192.0.2.2{i}")
+      for i, memory in ((1, "256Gi"), (2, "256Gi"), (3, "128Gi"))),
+)
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    """The API server with its controllers and the example inventory's six nodes (kwok keeps them Ready and runs
+    their Pods). Tests add nodes of their own names, never change these."""
+    running = _running_control_plane(tmp_path_factory, controllers=True)
+    plane = next(running)
+    try:
+        plane.add_nodes([dict(node) for node in EXAMPLE_NODES])
+        yield plane
+    finally:
+        running.close()   # stops it (the generator's finally)

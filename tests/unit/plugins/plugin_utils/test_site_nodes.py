@@ -69,6 +69,9 @@ def test_hosts_without_a_node_and_nodes_without_a_host_are_named():
     assert [n["name"] for n in nodes] == ["worker1", "worker2", "cp1"]
     assert warnings[0].startswith("hostvars: wokrer2 (did you mean worker2?) in kubevirt_nodes but no Node")
     assert warnings[1].startswith("Nodes worker2, cp1 in the cluster but not in kubevirt_nodes")
+    # Only a Node no host names is suggested: worker1 has its host.
+    assert live([Host("worker1", {}), Host("worker11", {})], [node("worker1")])[2][0].startswith(
+        "hostvars: worker11 in kubevirt_nodes")
 
 
 def test_iommu_comes_from_the_inventory_with_live_nodes():
