@@ -16,8 +16,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node, NodesError, listed, snapshot
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
 
-NO_NODES = ("the cluster has no Node yet (nodes that join later): planned from the inventory's node_* facts, as in "
-            "render mode")
+NO_NODES = "the cluster has no Node yet (nodes that join later): planned from the inventory's node_* facts"
 
 
 @dataclasses.dataclass(frozen=True)
