@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
 
 Mapping = t.Mapping[str, t.Any]
@@ -26,6 +27,7 @@ CALLS = ("site_settings", "site_cluster", "operators_result", "prerequisites_del
          "prerequisites_deleted", "hyperconverged_vms", "hyperconverged_applied", "hyperconverged_operand_drift",
          "hyperconverged_standalone", "hyperconverged_preset_applied", "hyperconverged_preset_deleted",
          "hyperconverged_deleted")
+SWAP_NODES_SHOWN = 6   # nodes named one by one in the swap plan's line
 RESULTS = frozenset(CALLS + KUBEVIRT)   # the names a Run's results may hold
 
 
@@ -86,8 +88,17 @@ def _operators(run: Run) -> str:
 
 
 def _swap(run: Run) -> str:
+    """Each node's swap; past a handful of nodes, the nodes of each size (one line at 500 nodes)."""
     swap = run.prereqs.get("swap") or {}
-    nodes = ", ".join(f"{node['name']}: {node['swap_mib']} MiB" for node in swap.get("nodes") or [])
+    planned = swap.get("nodes") or []
+    if len(planned) <= SWAP_NODES_SHOWN:
+        nodes = ", ".join(f"{node['name']}: {node['swap_mib']} MiB" for node in planned)
+    else:
+        sizes: dict[int, list[str]] = {}
+        for node in planned:
+            sizes.setdefault(node["swap_mib"], []).append(node["name"])
+        nodes = f"{len(planned)} node(s): " + "; ".join(f"{size} MiB on {node_list(names, 3)}"
+                                                        for size, names in sorted(sizes.items()))
     return f"swap plan: {swap.get('mechanism') or 'none'}; {nodes or 'no node'}"
 
 

@@ -15,6 +15,7 @@ import typing as t
 import pytest
 from harness.children import adopt_orphans
 from harness.control_plane import ControlPlane, build, fake_node
+from harness.node_pools import pools
 from harness.etcd_seed import start_with_crds
 
 # What a test's processes leave behind (Ansible's detached task workers, when their ansible-playbook dies without
@@ -79,3 +80,15 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane
         yield plane
     finally:
         running.close()   # stops it (the generator's finally)
+
+
+@pytest.fixture(scope="module")
+def large_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    """A cluster of 500 kwok nodes in two pools (harness/node_pools.py), for the scale tests."""
+    running = _running_control_plane(tmp_path_factory, controllers=True)
+    plane = next(running)
+    try:
+        plane.add_nodes(pools(500), timeout=300)
+        yield plane
+    finally:
+        running.close()
