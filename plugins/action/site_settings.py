@@ -20,7 +20,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action i
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import Host, nodes_of
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import FACTS, Host, holds_template, nodes_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
@@ -72,13 +72,18 @@ class ActionModule(ControllerAction):
 
     def inventory_hosts(self, group: str) -> list[Host]:
         """Each host of the group with its node_* variables: one pass over the inventory, however many hosts (a
-        set_fact loop that grows a list re-templates it on every host)."""
+        set_fact loop that grows a list re-templates it on every host). Only the facts the site reads are templated,
+        and only where they hold a template: the other node_* names are needed for the typo check alone, and a
+        500-node inventory's labels and resources (the nodes inventory's) are plain data."""
         task_vars = self._task_vars or {}
-        hostvars = task_vars.get("hostvars") or {}
+        hostvars = task_vars.get("hostvars")
         hosts = []
         for host in (task_vars.get("groups") or {}).get(group) or []:
-            known = hostvars[host]
-            facts = {name: plain(self._templar.template(known[name])) for name in known if name.startswith("node_")}
+            known = hostvars.raw_get(host) if hostvars is not None else {}
+            # A template is rendered as before, in the host's own context (hostvars[host]).
+            facts = {name: (plain(self._templar.template(hostvars[host][name])) if holds_template(known[name])
+                            else plain(known[name])) if name in FACTS else None
+                     for name in known if name.startswith("node_")}
             hosts.append(Host(host, facts))
         return hosts
 
@@ -121,7 +126,8 @@ class ActionModule(ControllerAction):
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
                   "nodes_from": live.source or "the inventory",
-                  "removal_spec": removal_spec,
+                  # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.
+                  "removal_spec": removal_spec if values["state"] == "absent" else None,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.

@@ -26,10 +26,22 @@ FACTS = ("node_memory", "node_labels", "node_taints", "node_provider", "node_iom
 INVENTORY_FACTS = ("node_allocatable", "node_capacity", "node_addresses")
 
 
+def holds_template(value: t.Any) -> bool:
+    """Whether a variable's value holds Jinja anywhere (a string with ``{{``, ``{%`` or ``{#``)."""
+    if isinstance(value, str):
+        return "{{" in value or "{%" in value or "{#" in value
+    if isinstance(value, t.Mapping):
+        return any(holds_template(key) or holds_template(item) for key, item in value.items())
+    if isinstance(value, (list, tuple)):
+        return any(holds_template(item) for item in value)
+    return False
+
+
 @dataclasses.dataclass(frozen=True)
 class Host:
     name: str
-    facts: t.Mapping[str, t.Any]  # the host's node_* variables (its own and its groups'), templated
+    # The host's node_* variables (its own and its groups'): the values of FACTS templated, the others' None.
+    facts: t.Mapping[str, t.Any]
 
 
 def _typos(host: Host) -> list[str]:

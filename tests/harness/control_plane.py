@@ -278,6 +278,22 @@ class ControlPlane:
                 tail = (self.workdir / f"{log}.log").read_text(errors="replace")[-3000:]
                 raise RuntimeError(f"{log} exited; log tail:\n{tail}")
 
+    @contextlib.contextmanager
+    def controllers_paused(self) -> t.Iterator[None]:
+        """The controllers and kwok stopped (SIGSTOP) while the block runs: a benchmark then times the client and the
+        API server, not the simulation's own heart-beats, which on a real cluster run on other machines."""
+        stopped = [pid for pid, binary in ((self.kwok_pid, "kwok"), (self.scheduler_pid, "kube-scheduler"),
+                                           (self.controller_manager_pid, "kube-controller-manager"))
+                   if pid and self.owns(pid, binary)]
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            for pid in stopped:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGCONT)
+
     def _component_kubeconfig(self, name: str) -> pathlib.Path:
         """A kubeconfig with the component's own token (tokens.csv), beside the admin's."""
         config = json.loads(self.kubeconfig.read_text(encoding="utf-8"))
