@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import json
 import pathlib
 import threading
 import time
@@ -13,6 +14,7 @@ import typing as t
 
 import pytest
 import yaml
+from harness.control_plane import fake_node
 from test_render_playbook import run_playbook
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
@@ -380,46 +382,65 @@ def test_api_server_stopped_mid_run_then_rerun_converges(control_plane, namespac
     assert apply(control_plane, objects, apply_set=namespace)["changed"] is False
 
 
-def test_through_ansible_the_waits_say_what_they_wait_for_and_a_stale_status_does_not_end_them(
-        control_plane, tmp_path):
-    # A Deployment whose rollout no controller reports here (no kube-controller-manager): the test sets the status
-    # the controller would set, first a stale one (observedGeneration behind), then the fresh one.
+def test_through_ansible_the_waits_say_what_they_wait_for_while_the_real_controllers_roll_out(cluster, tmp_path):
+    # kube-controller-manager, kube-scheduler and kwok act here: the Deployment selects a label no node has yet, so
+    # its Pod stays unscheduled and the wait says what it waits for, until the test adds a node with that label; the
+    # scheduler binds the Pod there, kwok runs it, the controller reports the rollout. The DaemonSet runs a Pod on
+    # each of the cluster's workers.
     namespace = "waits-said"
-    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d", "namespace": namespace},
-                  "spec": {"replicas": 1, "selector": {"matchLabels": {"a": "b"}},
-                           "template": {"metadata": {"labels": {"a": "b"}},
-                                        "spec": {"containers": [{"name": "c", "image": "example.org/c:1"}]}}}}
+    selector = {"waits-said": "here"}
+    workers = {"node-role.kubernetes.io/worker": ""}
+
+    def workload(kind: str) -> dict[str, t.Any]:
+        spec = {"selector": {"matchLabels": {"a": kind}},
+                "template": {"metadata": {"labels": {"a": kind}},
+                             "spec": {"nodeSelector": selector if kind == "Deployment" else workers,
+                                      "containers": [{"name": "c", "image": "example.org/c:1"}]}}}
+        return {"apiVersion": "apps/v1", "kind": kind, "metadata": {"name": kind.lower(), "namespace": namespace},
+                "spec": {**spec, "replicas": 1} if kind == "Deployment" else spec}
+
+    waits = [{"apiVersion": "apps/v1", "kind": kind, "name": kind.lower(), "namespace": namespace, "ready": True}
+             for kind in ("Deployment", "DaemonSet")]
     playbook = tmp_path / "play.yml"
     playbook.write_text(yaml.safe_dump([{"hosts": "localhost", "connection": "local", "gather_facts": False, "tasks": [
         {"virtinfra.hyperconverged.k8s_apply": {
-            "objects": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, deployment],
-            "kubeconfig": str(control_plane.kubeconfig),
-            "wait_for": [{"apiVersion": "apps/v1", "kind": "Deployment", "name": "d", "namespace": namespace,
-                          "ready": True}], "wait_timeout": 60},
+            "objects": [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+                        workload("Deployment"), workload("DaemonSet")],
+            "kubeconfig": str(cluster.kubeconfig), "wait_for": waits, "wait_timeout": 90},
          "register": "applied"},
         {"ansible.builtin.debug": {"var": "applied.waited"}}]}]))
 
-    def roll_out_later() -> None:
-        path = ("deployment", "d", "-n", namespace, "--subresource=status", "--type=merge", "-p")
+    def node_later() -> None:
         deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and control_plane.kubectl_run(
-                "get", "deployment", "d", "-n", namespace, check=False).returncode != 0:
+        while time.monotonic() < deadline and cluster.kubectl_run(
+                "get", "deployment", "deployment", "-n", namespace, check=False).returncode != 0:
             time.sleep(0.2)
-        stale = {"observedGeneration": 0, "replicas": 1, "updatedReplicas": 1, "readyReplicas": 1,
-                 "availableReplicas": 1}
-        control_plane.kubectl_run("patch", *path, yaml.safe_dump({"status": stale}))
-        time.sleep(2.5)
-        control_plane.kubectl_run("patch", *path, yaml.safe_dump({"status": {**stale, "observedGeneration": 1}}))
+        time.sleep(3)
+        cluster.add_nodes([fake_node("waits-said-node", labels=selector)])
 
-    thread = threading.Thread(target=roll_out_later)
+    thread = threading.Thread(target=node_later)
     thread.start()
     try:
         result = run_playbook(playbook)
     finally:
         thread.join()
-    assert result.returncode == 0, result.stdout + result.stderr
-    said = f"[k8s_apply] waiting for Deployment {namespace}/d (ready): its controller to observe generation 1"
-    assert said in result.stdout
-    assert f"[k8s_apply] Deployment {namespace}/d (ready): ready after" in result.stdout
-    assert '"what": "Deployment waits-said/d (ready)"' in result.stdout
-    control_plane.kubectl_run("delete", "namespace", namespace, "--wait=false")
+    try:
+        assert result.returncode == 0, result.stdout + result.stderr
+        for said in (f"waiting for Deployment {namespace}/deployment (ready): 0 of 1 updated replicas available",
+                     f"Deployment {namespace}/deployment (ready): ready after"):
+            assert f"[k8s_apply] {said}" in result.stdout, [line for line in result.stdout.splitlines() if "k8s_apply" in line]
+        # The DaemonSet was waited for too (its Pods on the workers may already run by then: nothing said).
+        assert f'"what": "DaemonSet {namespace}/daemonset (ready)"' in result.stdout
+        pods = json.loads(cluster.kubectl_run("get", "pods", "-n", namespace, "-o", "json").stdout)["items"]
+        where = {pod["metadata"]["labels"]["a"]: set() for pod in pods}
+        for pod in pods:
+            where[pod["metadata"]["labels"]["a"]].add(pod["spec"]["nodeName"])
+        listed = json.loads(cluster.kubectl_run("get", "nodes", "-l", "node-role.kubernetes.io/worker",
+                                                "-o", "json").stdout)["items"]
+        assert where == {"Deployment": {"waits-said-node"}, "DaemonSet": {n["metadata"]["name"] for n in listed}}
+        assert all(pod["status"]["phase"] == "Running" for pod in pods)
+    finally:
+        # The namespace controller deletes what is in the namespace, then the namespace; garbage collection the
+        # Pods of the ReplicaSet and of the DaemonSet.
+        cluster.kubectl_run("delete", "namespace", namespace, "--timeout=120s")
+        cluster.kubectl_run("delete", "node", "waits-said-node")
