@@ -83,6 +83,19 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane
 
 
 @pytest.fixture(scope="module")
+def empty_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    """A cluster of this module's own (the controllers and the example inventory's six nodes) with nothing else
+    written yet, for tests that must start from an empty cluster."""
+    running = _running_control_plane(tmp_path_factory, controllers=True)
+    plane = next(running)
+    try:
+        plane.add_nodes([dict(node) for node in EXAMPLE_NODES])
+        yield plane
+    finally:
+        running.close()
+
+
+@pytest.fixture(scope="module")
 def large_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A cluster of 500 kwok nodes in two pools (harness/node_pools.py), for the scale tests."""
     running = _running_control_plane(tmp_path_factory, controllers=True)

@@ -5,9 +5,10 @@
 upgrades one minor at a time, refusals before any write) and OLM (Subscription with placement, Manual approval of
 exactly the pinned InstallPlan, a wait for the CSV).
 
-No kube-controller-manager and no OLM run here: a background thread sets the status fields they would set (a
-Deployment's rollout counts, the KubeVirt CR's observed version, a Subscription's InstallPlans and CSV), and says so
-in its name. The code under test only reads them.
+The operators' Deployments are rolled out by the real kube-controller-manager and kube-scheduler onto kwok's nodes.
+What cannot run here - OLM, and virt-operator itself (its Go module pulls dependencies the module proxy does not
+serve) - a background thread stands in for: it sets the status fields they would set (the KubeVirt CR's observed
+version, a Subscription's InstallPlans and CSV), and says so in its name. The code under test only reads them.
 """
 
 from __future__ import annotations
@@ -34,13 +35,12 @@ MERGE = "application/merge-patch+json"
 
 
 @pytest.fixture(scope="module")
-def plane(empty_control_plane):
-    """A server of this file's own (operators' cluster-scoped objects are apply-set members)."""
+def plane(empty_cluster):
+    """A cluster of this file's own (operators' cluster-scoped objects are apply-set members)."""
     paths = crd_files()
-    empty_control_plane.kubectl_run("apply", "--server-side", "--field-manager=test-harness",
-                                    *[f"-f={p}" for p in paths])
-    empty_control_plane.kubectl_run("wait", "--for=condition=Established", "--timeout=120s", "crd", "--all")
-    return empty_control_plane
+    empty_cluster.kubectl_run("apply", "--server-side", "--field-manager=test-harness", *[f"-f={p}" for p in paths])
+    empty_cluster.wait_established(120)
+    return empty_cluster
 
 
 def connect(plane) -> Connection:
@@ -111,10 +111,10 @@ class StandIn(threading.Thread):
         raise NotImplementedError
 
 
-class FakeControllers(StandIn):
-    """Stands in for kube-controller-manager and virt-operator, which do not run here: marks each Deployment in
-    ``namespace`` (every namespace: None) rolled out, and the KubeVirt CRs there at the version of virt-operator's
-    image, Available."""
+class FakeVirtOperator(StandIn):
+    """Stands in for virt-operator, which does not run here: once the virt-operator Deployment in ``namespace`` (every
+    namespace: None) is rolled out - by the real controllers - marks the KubeVirt CRs there Available at the version
+    of its image, as virt-operator reports the version it deployed."""
 
     def __init__(self, conn: Connection, namespace: str | None) -> None:
         super().__init__()
@@ -122,27 +122,20 @@ class FakeControllers(StandIn):
 
     def tick(self) -> None:
         where = f"/namespaces/{self.namespace}" if self.namespace else ""
-        version = None
         for item in (get(self.conn, f"/apis/apps/v1{where}/deployments") or {}).get("items") or []:
-            spec, meta = item["spec"], item["metadata"]
-            base = f"/apis/apps/v1/namespaces/{meta['namespace']}/deployments"
-            replicas = spec.get("replicas", 1)
-            if (item.get("status") or {}).get("observedGeneration") != meta["generation"]:
-                status = {"observedGeneration": meta["generation"], "replicas": replicas, "updatedReplicas": replicas,
-                          "readyReplicas": replicas, "availableReplicas": replicas}
-                self.conn.request("PATCH", f"{base}/{meta['name']}/status", body={"status": status},
-                                  content_type=MERGE)
-            if meta["name"] == "virt-operator":
-                version = spec["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
-        if self.namespace is None:
-            return
-        kubevirts = f"/apis/kubevirt.io/v1/namespaces/{self.namespace}/kubevirts"
-        for item in (get(self.conn, kubevirts) or {}).get("items") or []:
-            if version and (item.get("status") or {}).get("observedKubeVirtVersion") != version:
-                status = {"observedKubeVirtVersion": version, "phase": "Deployed",
-                          "conditions": [{"type": "Available", "status": "True", "reason": "AllComponentsReady"}]}
-                self.conn.request("PATCH", f"{kubevirts}/{item['metadata']['name']}/status",
-                                  body={"status": status}, content_type=MERGE)
+            meta, status = item["metadata"], item.get("status") or {}
+            rolled_out = status.get("observedGeneration") == meta["generation"] and \
+                status.get("availableReplicas", 0) >= item["spec"].get("replicas", 1)
+            if meta["name"] != "virt-operator" or not rolled_out:
+                continue
+            version = item["spec"]["template"]["spec"]["containers"][0]["image"].rsplit(":", 1)[-1]
+            kubevirts = f"/apis/kubevirt.io/v1/namespaces/{meta['namespace']}/kubevirts"
+            for kubevirt in (get(self.conn, kubevirts) or {}).get("items") or []:
+                if (kubevirt.get("status") or {}).get("observedKubeVirtVersion") != version:
+                    status = {"observedKubeVirtVersion": version, "phase": "Deployed",
+                              "conditions": [{"type": "Available", "status": "True", "reason": "AllComponentsReady"}]}
+                    self.conn.request("PATCH", f"{kubevirts}/{kubevirt['metadata']['name']}/status",
+                                      body={"status": status}, content_type=MERGE)
 
 
 def manifests_settings(root: pathlib.Path, namespace: str, **extra: t.Any) -> Settings:
@@ -164,7 +157,7 @@ def removed_after(plane):
 
 def run_with_controllers(plane, settings: Settings, lines: list[str]) -> dict[str, t.Any]:
     conn = connect(plane)
-    controllers = FakeControllers(connect(plane), settings.namespace)
+    controllers = FakeVirtOperator(connect(plane), settings.namespace)
     controllers.start()
     try:
         return run(conn, settings, fetch, lines.append, Waiter(60, lines.append, interval=0.2))

@@ -5,8 +5,9 @@
 (air-gapped layout), then the operands are written; a second run changes nothing; removal takes the operators last.
 
 The release files are written by the test in the shape of upstream's (Namespace, RBAC, the operator Deployment);
-the CRDs are the real ones the harness installs. No kube-controller-manager runs here: FakeControllers sets the
-Deployments' rollout status as it would.
+the CRDs are the real ones the harness installs. The operators' Deployments are rolled out by the real
+kube-controller-manager and kube-scheduler onto kwok's nodes; virt-operator, which cannot run here, is stood in for by
+FakeVirtOperator (the KubeVirt CR's status).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pathlib
 
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
-from test_operators import FakeControllers, connect, get, write_release
+from test_operators import FakeVirtOperator, connect, get, write_release
 from test_site import site
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
@@ -55,7 +56,7 @@ def site_with_operators(plane, root: pathlib.Path, *extra: str):
     # (SR-IOV) and need cert-manager (hostpath-provisioner), neither of which this server has.
     settings = {"site_operators_source": "manifests", "site_operators_manifests_dir": str(root),
                 "site_operators_versions": VERSIONS, "site_sriov_nic": "", "site_hpp_pools": []}
-    controllers = FakeControllers(connect(plane), None)
+    controllers = FakeVirtOperator(connect(plane), None)
     controllers.start()
     try:
         return site(plane, "-e", json.dumps(settings), *extra)
@@ -64,8 +65,8 @@ def site_with_operators(plane, root: pathlib.Path, *extra: str):
         controllers.join()
 
 
-def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_control_plane, tmp_path):
-    plane = empty_control_plane
+def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluster, tmp_path):
+    plane = empty_cluster
     root = release_dir(tmp_path)
     # Check mode: the plan of what a real run installs, nothing written, and the later stages said to wait.
     mark = plane.audit_offset()
