@@ -1,7 +1,10 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The site playbook's cluster side against the real API server (hosts limited out: they are covered by molecule)."""
+"""The site playbook's cluster side against the real API server (hosts limited out: they are covered by molecule); the
+tests that start from an empty cluster run with the real controllers and kwok's nodes (``empty_cluster``), so that
+what a removal deletes is deleted as a cluster deletes it: a Namespace with what is in it, owned objects by the
+garbage collector."""
 
 from __future__ import annotations
 
@@ -77,9 +80,9 @@ def test_check_predicts_the_run_and_the_rerun_changes_nothing(control_plane):
     assert "ok: [localhost]" in rendering(own.stdout) and server_writes(control_plane, mark) == []
 
 
-def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_takes_it_over(empty_control_plane):
+def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_takes_it_over(empty_cluster):
     # The example inventory's hostpath StorageClass, made by a person before the site ever ran.
-    plane = empty_control_plane
+    plane = empty_cluster
     plane.kubectl_run("create", "-f", "-", input='{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", '
                       '"metadata": {"name": "hostpath-csi"}, "provisioner": "kubevirt.io.hostpath-provisioner", '
                       '"reclaimPolicy": "Delete", "volumeBindingMode": "WaitForFirstConsumer", '
@@ -98,9 +101,9 @@ def test_a_persons_object_stops_the_site_naming_site_adopt_and_a_survey_answer_t
     assert "applyset.kubernetes.io/part-of" in labels
 
 
-def test_removing_infra_placement_converges_and_leaves_none_behind(empty_control_plane):
+def test_removing_infra_placement_converges_and_leaves_none_behind(empty_cluster):
     # The example inventory places infrastructure components on node-role.kubernetes.io/infra nodes.
-    plane = empty_control_plane
+    plane = empty_cluster
     placed = site(plane, "-e", '{"site_adopt": true}')
     assert placed.returncode == 0, placed.stdout + placed.stderr
     cdi = json.loads(plane.kubectl_run("get", "cdi", "-o", "json").stdout)["items"][0]
@@ -122,8 +125,8 @@ def test_removing_infra_placement_converges_and_leaves_none_behind(empty_control
     assert server_writes(plane, mark) == []
 
 
-def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_revert(empty_control_plane):
-    plane = empty_control_plane
+def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_revert(empty_cluster):
+    plane = empty_cluster
     keep = ("-e", '{"site_infra_node_selector": {}, "site_adopt": true}')
     assert site(plane, *keep).returncode == 0
     kubevirt = json.loads(plane.kubectl_run("get", "kubevirt", "-A", "-o", "json").stdout)["items"][0]
@@ -151,8 +154,8 @@ def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_rev
     assert refused.returncode != 0 and "site_drift: must be one of 'revert', 'report', got 'ignore'" in refused.stdout
 
 
-def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_and_converges(empty_control_plane):
-    plane = empty_control_plane
+def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_and_converges(empty_cluster):
+    plane = empty_cluster
     keep = ("-e", '{"site_infra_node_selector": {}, "site_adopt": true}')
     assert site(plane, *keep).returncode == 0
     plane.kubectl_run("create", "-f", "-", input=json.dumps({
@@ -178,7 +181,8 @@ def test_removal_refuses_while_vms_exist_then_removes_only_what_the_site_made_an
                      removed.stdout), removed.stdout
     for kind in ("kubevirt", "cdi", "networkaddonsconfig", "hostpathprovisioner", "sriovnetworknodepolicy"):
         assert json.loads(plane.kubectl_run("get", kind, "-A", "-o", "json").stdout)["items"] == [], kind
-    # Kept: the Namespaces and what is in them, and the VM bridge's policy (nmstate would not undo it).
+    # Kept: the Namespaces and what is in them (the namespace controller runs here: a deleted Namespace would take
+    # them), and the VM bridge's policy (nmstate would not undo it).
     assert plane.kubectl_run("get", "configmap", "mine", "-n", "vms", check=False).returncode == 0
     assert plane.kubectl_run("get", "virtualmachine", "db1", "-n", "vms", check=False).returncode == 0
     assert plane.kubectl_run("get", "nodenetworkconfigurationpolicy", "br1-policy", check=False).returncode == 0
