@@ -4,8 +4,9 @@
 """The nodes inventory and the site's apply-mode no-op at 6 and at 500 nodes, side by side in one run.
 
 On the test control plane with its controllers and kwok (tests/harness/node_pools.py: three control-plane nodes and
-two pools), paused while timing (their heart-beats for 500 nodes would share the two cores with what is timed). For each size: ``ansible-inventory --list`` with the nodes plugin beside ``kubectl get nodes -o json``
-(the peer: what a user would run to read the same), wall time and peak memory (each command's own maximum resident
+two pools), paused while timing (their heart-beats for 500 nodes would share the two cores with what is timed).
+For each size: ``ansible-inventory --list`` with the nodes plugin beside ``kubectl get nodes -o json`` (the peer:
+what a user would run to read the same), wall time and peak memory (each command's own maximum resident
 set, read by a fresh wrapper process); then the site in apply mode, applied once (not timed) and --runs no-ops, with
 its writes counted at the server, on two inventories: the nodes inventory (a host per Node: Ansible's own cost per
 host grows with it) and a fixed inventory of the first six Nodes by name (what the site's plan from the live Nodes
@@ -61,7 +62,7 @@ def inventory(work: pathlib.Path, plane: ControlPlane, names: list[str] | None =
     (directory / "group_vars").mkdir(parents=True, exist_ok=True)
     if names:
         (directory / "hosts.yml").write_text(yaml.safe_dump(
-            {"all": {"children": {"kubevirt_nodes": {"hosts": dict.fromkeys(names, {})}}}}))
+            {"all": {"children": {"kubevirt_nodes": {"hosts": {name: {} for name in names}}}}}))
     else:
         (directory / "cluster.nodes.yml").write_text(yaml.safe_dump({
             "plugin": "virtinfra.hyperconverged.nodes", "kubeconfig": str(plane.kubeconfig), **SELECTORS}))

@@ -14,12 +14,12 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_live_nodes import live_nodes
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_live_nodes import live_nodes
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import FACTS, Host, holds_template, nodes_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
@@ -77,10 +77,12 @@ class ActionModule(ControllerAction):
         500-node inventory's labels and resources (the nodes inventory's) are plain data."""
         task_vars = self._task_vars or {}
         hostvars = task_vars.get("hostvars")
-        hosts = []
+        hosts: list[Host] = []
+        if hostvars is None:
+            return hosts
         for host in (task_vars.get("groups") or {}).get(group) or []:
-            known = hostvars.raw_get(host) if hostvars is not None else {}
-            # A template is rendered as before, in the host's own context (hostvars[host]).
+            known = hostvars.raw_get(host)
+            # A template is rendered in the host's own context (hostvars[host]), not this task's.
             facts = {name: (plain(self._templar.template(hostvars[host][name])) if holds_template(known[name])
                             else plain(known[name])) if name in FACTS else None
                      for name in known if name.startswith("node_")}

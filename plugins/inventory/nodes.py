@@ -7,7 +7,7 @@ from __future__ import annotations
 DOCUMENTATION = r"""
 name: nodes
 short_description: The cluster's Nodes as the site's inventory
-version_added: 0.2.0
+version_added: 0.1.0
 author:
   - virtinfra.hyperconverged contributors (@virtinfra)
 description:

@@ -17,9 +17,14 @@ description:
     (type, choices, range), then computes the node prerequisites and the HyperConverged from them, and reports every
     problem of all of it at once, each named by the variable the user wrote (C(site_vm_networks[0].namespace),
     C(hostvars[worker3].node_memory)); an unknown C(site_) name is refused with a "did you mean" suggestion.
-    Nothing is contacted or written.
-  - The nodes' facts are checked too - a node that runs VMs without C(node_memory) while memory is overcommitted,
-    a C(node_*) host variable close to one the site reads (C(node_memroy)), labels that are not a mapping.
+    Nothing is written; in apply mode the cluster's Nodes are read (one paged LIST), nothing else.
+  - The plan is made from the nodes as the cluster reports them where they can be known - the live Nodes in apply
+    mode, C(site_nodes_snapshot) (the output of C(kubectl get nodes -o yaml)) in render mode - and from the inventory's
+    C(node_*) facts otherwise, or where the cluster has no Node yet. Every AWX job slice then plans the same cluster
+    objects. Each fact the inventory gives that a Node contradicts is named with both values in a warning.
+  - The nodes' facts are checked too - a node that runs VMs without C(node_memory) while memory is overcommitted and
+    no Node gives it, a C(node_*) host variable close to one the site reads (C(node_memroy)), labels that are not a
+    mapping.
   - AWX survey answers arrive as C(site_survey_<setting>) strings (the survey in C(extensions/awx) has no defaults,
     since AWX sends every default as an extra var that would hide the inventory's value); an answered question wins
     over the setting, a blank one leaves it. Answers are converted to the setting's type (C("150") to 150,
@@ -57,10 +62,10 @@ attributes:
   platform:
     support: full
     platforms: all
-    description: Needs no connection.
+    description: Runs on the controller; in apply mode it reaches the API server from there.
   idempotent:
     support: full
-    description: Reads variables and the environment only.
+    description: Reads variables, the environment and, in apply mode, the cluster's Nodes only.
 options:
   nodes:
     description: The inventory's nodes (C(name), C(memory), C(labels)), passed into the node-prerequisites spec.
@@ -123,10 +128,21 @@ origins:
   type: list
   elements: str
 nodes:
-  description: The nodes, from O(nodes) and the hosts of O(nodes_group) (the site keeps them as C(site_nodes)).
+  description:
+    - The nodes the plan is made for (the site keeps them as C(site_nodes)) - O(nodes), then in apply mode the
+      cluster's Nodes (read once, before anything is written) or with C(site_nodes_snapshot) the snapshot's, otherwise
+      the hosts of O(nodes_group) with their C(node_*) facts. C(config.nodes_from) says which.
+    - Where the inventory's C(node_labels), C(node_taints), C(node_memory), C(node_architecture) or C(node_provider)
+      disagree with a Node, a warning names both values; C(site_node_facts) says which is planned with. Hosts without
+      a Node and Nodes without a host are named in warnings too.
   returned: success
   type: list
   elements: dict
+requests:
+  description: The API requests of the read of the Nodes, as every cluster call reports them (C(total), C(writes),
+    C(by_method)).
+  returned: in apply mode
+  type: dict
 prereqs:
   description:
     - The node prerequisites, as M(virtinfra.hyperconverged.node_prereqs) returns them for the settings' spec (with

@@ -42,8 +42,9 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
             connection = connect(from_environment(given, environ))
             found = listed(connection)
         except (KubeError, KubeconfigError, NodesError) as exc:
-            return LiveNodes(problems=(f"site_action: apply mode cannot read the cluster's Nodes, which the site plans "
-                                       f"from (the account needs get and list on nodes): {exc}",),
+            problem = (f"site_action: apply mode cannot read the cluster's Nodes, which the site plans from (the "
+                       f"account needs get and list on nodes): {exc}")
+            return LiveNodes(problems=(problem,),
                              warnings=ignored, requests=requests_made(connection))
         if not found:
             return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection))
@@ -54,8 +55,8 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
-        return LiveNodes(problems=(f"site_nodes_snapshot: cannot read {path}: "
-                                   f"{getattr(exc, 'strerror', None) or exc}",))
+        unreadable = f"site_nodes_snapshot: cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        return LiveNodes(problems=(unreadable,))
     try:
         return LiveNodes(tuple(snapshot(path, text)), f"site_nodes_snapshot {path}")
     except NodesError as exc:

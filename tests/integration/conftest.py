@@ -15,8 +15,8 @@ import typing as t
 import pytest
 from harness.children import adopt_orphans
 from harness.control_plane import ControlPlane, build, fake_node
-from harness.node_pools import pools
 from harness.etcd_seed import start_with_crds
+from harness.node_pools import pools
 
 # What a test's processes leave behind (Ansible's detached task workers, when their ansible-playbook dies without
 # passing a signal on) comes to this process and ends with it, not with init (harness/children.py).

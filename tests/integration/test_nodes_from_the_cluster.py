@@ -193,6 +193,23 @@ def test_the_inventory_plugin_lists_the_nodes_as_kubectl_reports_them(cluster, t
     assert set(listed["arch_amd64"]["hosts"]) == set(reported)
 
 
+def test_the_guides_inventory_source_lists_the_nodes(cluster, tmp_path):
+    from test_docs_examples import GUIDES, inventory_sources
+
+    (example,) = inventory_sources(GUIDES / "guide_nodes.rst")
+    source = tmp_path / "cluster.nodes.yml"
+    source.write_text(example)
+    env = {**awx_credential_env(cluster), "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS)}
+    done = children.run([str(pathlib.Path(sys.executable).with_name("ansible-inventory")), "-i", str(source),
+                         "--list"], env={**os.environ, **env}, timeout=120)
+    assert done.returncode == 0 and "[WARNING]" not in done.stderr, done.stderr
+    listed = json.loads(done.stdout)
+    hostvars = plain(listed["_meta"]["hostvars"])
+    assert hostvars["worker1"]["ansible_host"] == "192.0.2.21"   # no ExternalIP: the InternalIP
+    assert sorted(listed["infra_nodes"]["hosts"]) == ["infra1", "infra2", "infra3"]
+    assert "arch_amd64" in listed
+
+
 def test_an_awx_inventory_source_runs_it_through_ansible_runner(cluster, tmp_path):
     # As AWX runs an inventory update: ansible-runner's ansible-inventory, the credential's K8S_AUTH_* injected.
     source = inventory_file(tmp_path, label_selector="node-role.kubernetes.io/worker")

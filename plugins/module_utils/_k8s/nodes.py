@@ -10,12 +10,18 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from .client import Connection, KubeError
+from .client import KubeError
 from .manifests import objects_of
 
 # kubectl get's page size (k8s.io/kubectl v0.34.4, pkg/cmd/util/helpers.go, DefaultChunkSize).
 CHUNK_SIZE = 500
 ADDRESS_TYPES = ("InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS")
+
+
+class Requester(t.Protocol):
+    """What the read needs of a Connection."""
+
+    def request(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None) -> t.Any: ...
 
 
 class NodesError(ValueError):
@@ -98,7 +104,7 @@ def node_of(obj: t.Any, where: str) -> Node:
     )
 
 
-def listed(connection: Connection, label_selector: str | None = None) -> list[Node]:
+def listed(connection: Requester, label_selector: str | None = None) -> list[Node]:
     """Every Node, by name, read in pages of CHUNK_SIZE as kubectl reads them. A page token that expired between two
     pages (410) restarts the read as one unpaged LIST, as client-go's pager does with FullListIfExpired."""
     query: dict[str, t.Any] = {"limit": CHUNK_SIZE}

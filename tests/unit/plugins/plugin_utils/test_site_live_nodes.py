@@ -17,7 +17,7 @@ def test_a_snapshot_is_read_and_named_as_the_source(tmp_path):
     path = tmp_path / "nodes.yaml"
     path.write_text("apiVersion: v1\nkind: List\nitems:\n- kind: Node\n  metadata: {name: w1}\n", encoding="utf-8")
     found = live_nodes({**VALUES, "nodes_snapshot": str(path)}, False, {})
-    assert [n.name for n in found.nodes] == ["w1"] and found.source == f"site_nodes_snapshot {path}"
+    assert found.nodes is not None and [n.name for n in found.nodes] == ["w1"] and found.source == f"site_nodes_snapshot {path}"
 
 
 def test_a_missing_or_broken_snapshot_is_a_problem_of_the_setting(tmp_path):

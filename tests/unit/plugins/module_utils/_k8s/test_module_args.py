@@ -49,5 +49,5 @@ def test_from_environment_gives_what_the_module_gets_from_the_same_variables(mon
     given = {"context": "mine", "kubeconfig": None}
     module = ArgumentSpecValidator(AUTH_ARGUMENT_SPEC).validate(dict(given)).validated_parameters
     ours = from_environment(given, environ)
-    assert {k: v for k, v in ours.items()} == {k: module[k] for k in ours}
+    assert ours == {k: module[k] for k in ours}
     assert ours["validate_certs"] is False and ours["impersonate_groups"] == ["a", " b"] and ours["context"] == "mine"
