@@ -135,6 +135,7 @@ compose:
   # SSH to the node's ExternalIP where it has one
   ansible_host: node_addresses.ExternalIP | default(node_addresses.InternalIP)
 
+---
 # A kubeconfig file and a context, and only one pool's Nodes
 plugin: virtinfra.hyperconverged.nodes
 kubeconfig: ~/.kube/site-a

@@ -32,7 +32,7 @@ def _unavailable(reason: str) -> None:
 
 
 def _running_control_plane(tmp_path_factory: pytest.TempPathFactory,
-                           controllers: bool = False) -> t.Iterator[ControlPlane]:
+                           controllers: bool = False) -> t.Generator[ControlPlane, None, None]:
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:

@@ -432,7 +432,7 @@ def test_through_ansible_the_waits_say_what_they_wait_for_while_the_real_control
         # The DaemonSet was waited for too (its Pods on the workers may already run by then: nothing said).
         assert f'"what": "DaemonSet {namespace}/daemonset (ready)"' in result.stdout
         pods = json.loads(cluster.kubectl_run("get", "pods", "-n", namespace, "-o", "json").stdout)["items"]
-        where = {pod["metadata"]["labels"]["a"]: set() for pod in pods}
+        where: dict[str, set[str]] = {pod["metadata"]["labels"]["a"]: set() for pod in pods}
         for pod in pods:
             where[pod["metadata"]["labels"]["a"]].add(pod["spec"]["nodeName"])
         listed = json.loads(cluster.kubectl_run("get", "nodes", "-l", "node-role.kubernetes.io/worker",
