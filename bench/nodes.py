@@ -102,10 +102,10 @@ def main() -> int:
                 measured(site)   # the first apply at this size: not timed
                 mark = plane.audit_offset()
                 with plane.controllers_paused():
-                    results[size] = {"plugin": [measured(plugin) for _ in range(options.runs)],
-                                     "kubectl": [measured(kubectl) for _ in range(options.runs)],
-                                     "site": [measured(site) for _ in range(options.runs)],
-                                     "site_fixed": [measured(site_fixed) for _ in range(options.runs)]}
+                    results[size] = {"plugin": [measured(plugin) for _run in range(options.runs)],
+                                     "kubectl": [measured(kubectl) for _run in range(options.runs)],
+                                     "site": [measured(site) for _run in range(options.runs)],
+                                     "site_fixed": [measured(site_fixed) for _run in range(options.runs)]}
                 writes = [e for e in plane.audit_events(mark, "admin")
                           if e["verb"] in ("create", "update", "patch", "delete") and "dryRun" not in e["requestURI"]]
                 results[size]["writes"] = [{"count": float(len(writes))}]

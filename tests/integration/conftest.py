@@ -6,6 +6,7 @@ cluster that behaves: the same with kube-controller-manager, kube-scheduler and 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -31,8 +32,11 @@ def _unavailable(reason: str) -> None:
     pytest.skip(message.strip())
 
 
-def _running_control_plane(tmp_path_factory: pytest.TempPathFactory,
-                           controllers: bool = False) -> t.Generator[ControlPlane, None, None]:
+@contextlib.contextmanager
+def _running_control_plane(tmp_path_factory: pytest.TempPathFactory, controllers: bool = False,
+                           nodes: t.Sequence[dict[str, t.Any]] = ()) -> t.Iterator[ControlPlane]:
+    """A started control plane with the CRDs (with ``controllers``, its controllers, kwok and ``nodes``), stopped
+    when the block ends."""
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:
@@ -43,6 +47,8 @@ def _running_control_plane(tmp_path_factory: pytest.TempPathFactory,
     try:
         # The CRDs come with a copy of a seed etcd (harness/etcd_seed.py) instead of being installed again.
         start_with_crds(plane)
+        if nodes:
+            plane.add_nodes([dict(node) for node in nodes], timeout=300)
         yield plane
     finally:
         plane.stop()
@@ -50,13 +56,15 @@ def _running_control_plane(tmp_path_factory: pytest.TempPathFactory,
 
 @pytest.fixture(scope="session")
 def control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
-    yield from _running_control_plane(tmp_path_factory)
+    with _running_control_plane(tmp_path_factory) as plane:
+        yield plane
 
 
 @pytest.fixture(scope="module")
 def empty_control_plane(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A second API server with nothing but the CRDs, for tests that must start from an empty cluster."""
-    yield from _running_control_plane(tmp_path_factory)
+    with _running_control_plane(tmp_path_factory) as plane:
+        yield plane
 
 
 # The example inventory's machines as a cluster reports them (examples/inventory/hosts.yml): three control-plane nodes
@@ -73,35 +81,20 @@ EXAMPLE_NODES = (
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """The API server with its controllers and the example inventory's six nodes (kwok keeps them Ready and runs
     their Pods). Tests add nodes of their own names, never change these."""
-    running = _running_control_plane(tmp_path_factory, controllers=True)
-    plane = next(running)
-    try:
-        plane.add_nodes([dict(node) for node in EXAMPLE_NODES])
+    with _running_control_plane(tmp_path_factory, controllers=True, nodes=EXAMPLE_NODES) as plane:
         yield plane
-    finally:
-        running.close()   # stops it (the generator's finally)
 
 
 @pytest.fixture(scope="module")
 def empty_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A cluster of this module's own (the controllers and the example inventory's six nodes) with nothing else
     written yet, for tests that must start from an empty cluster."""
-    running = _running_control_plane(tmp_path_factory, controllers=True)
-    plane = next(running)
-    try:
-        plane.add_nodes([dict(node) for node in EXAMPLE_NODES])
+    with _running_control_plane(tmp_path_factory, controllers=True, nodes=EXAMPLE_NODES) as plane:
         yield plane
-    finally:
-        running.close()
 
 
 @pytest.fixture(scope="module")
 def large_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A cluster of 500 kwok nodes in two pools (harness/node_pools.py), for the scale tests."""
-    running = _running_control_plane(tmp_path_factory, controllers=True)
-    plane = next(running)
-    try:
-        plane.add_nodes(pools(500), timeout=300)
+    with _running_control_plane(tmp_path_factory, controllers=True, nodes=pools(500)) as plane:
         yield plane
-    finally:
-        running.close()

@@ -73,6 +73,10 @@ def _mapping(value: t.Any, where: str) -> dict[str, t.Any]:
     return value
 
 
+def _strings(value: t.Any, where: str) -> dict[str, str]:
+    return {str(key): str(item) for key, item in _mapping(value, where).items()}
+
+
 def node_of(obj: t.Any, where: str) -> Node:
     """One Node object as the record; NodesError names ``where`` and the field that is wrong."""
     obj = _mapping(obj, where)
@@ -92,11 +96,10 @@ def node_of(obj: t.Any, where: str) -> Node:
         raise NodesError(f"{where}.status.addresses: must be a list of addresses")
     return Node(
         name=name,
-        labels={str(key): str(value) for key, value in _mapping(metadata.get("labels"), f"{where}.metadata.labels").items()},
+        labels=_strings(metadata.get("labels"), f"{where}.metadata.labels"),
         taints=tuple(dict(taint) for taint in taints),
-        capacity={str(k): str(v) for k, v in _mapping(status.get("capacity"), f"{where}.status.capacity").items()},
-        allocatable={str(k): str(v) for k, v in _mapping(status.get("allocatable"),
-                                                          f"{where}.status.allocatable").items()},
+        capacity=_strings(status.get("capacity"), f"{where}.status.capacity"),
+        allocatable=_strings(status.get("allocatable"), f"{where}.status.allocatable"),
         architecture=str(_mapping(status.get("nodeInfo"), f"{where}.status.nodeInfo").get("architecture") or ""),
         addresses=tuple((str(entry.get("type") or ""), str(entry.get("address") or "")) for entry in addresses),
         provider=str(spec.get("providerID") or ""),

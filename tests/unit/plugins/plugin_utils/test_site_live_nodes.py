@@ -27,4 +27,3 @@ def test_a_missing_or_broken_snapshot_is_a_problem_of_the_setting(tmp_path):
     broken.write_text("kind: ConfigMap\nmetadata: {name: x}\n", encoding="utf-8")
     assert live_nodes({**VALUES, "nodes_snapshot": str(broken)}, False, {}).problems[0].startswith(
         f"site_nodes_snapshot: {broken}: items[0]: kind 'ConfigMap' is not a Node")
-

@@ -114,8 +114,8 @@ def test_after_a_failure_it_says_where_the_run_stopped():
 
 def test_the_swap_plan_of_many_nodes_is_one_line_by_size():
     nodes = [{"name": f"vm-{i:03d}", "swap_mib": 65536 if i % 3 else 131072} for i in range(500)]
-    out = report(Run(config={**APPLY, "apply": False}, prereqs={"swap": {"mechanism": "kubelet-limited-swap",
-                                                                          "nodes": nodes}}))
+    swap = {"mechanism": "kubelet-limited-swap", "nodes": nodes}
+    out = report(Run(config={**APPLY, "apply": False}, prereqs={"swap": swap}))
     line = next(item for item in out if item.startswith("swap plan: "))
     assert line == ("swap plan: kubelet-limited-swap; 500 node(s): 65536 MiB on vm-001, vm-002, vm-004 and 330 more; "
                     "131072 MiB on vm-000, vm-003, vm-006 and 164 more")
