@@ -63,7 +63,14 @@ IN_PROCESS_TESTS = ("tests/integration/test_in_process.py", "tests/integration/t
                     # Role task vars that older ansible-core templates eagerly, and whose booleans it passes on as
                     # text: the prerequisites role's converge entry point without the read it needs.
                     ("tests/integration/test_prerequisites.py::"
-                     "test_converge_needs_the_read_only_where_it_uses_it_and_names_the_option"))
+                     "test_converge_needs_the_read_only_where_it_uses_it_and_names_the_option"),
+                    # The nodes inventory plugin under each version's inventory manager, and the site's plan reading
+                    # the inventory's facts beside the live Nodes (hostvars.raw_get) and from a snapshot.
+                    "tests/integration/test_nodes_from_the_cluster.py::test_the_inventory_plugin_lists_the_nodes_as_kubectl_reports_them",
+                    ("tests/integration/test_nodes_from_the_cluster.py::"
+                     "test_apply_mode_plans_from_the_live_nodes_and_names_every_difference"),
+                    ("tests/integration/test_nodes_from_the_cluster.py::"
+                     "test_render_mode_plans_from_a_nodes_snapshot_what_apply_mode_plans"))
 
 
 @dataclasses.dataclass(frozen=True)
