@@ -62,6 +62,8 @@ class Operand:
     #: where the webhook's UPDATE dry run builds it (HCO v1.20.0 webhook validator: ``ValidateUpdate`` passes
     #: ``isOpenshift`` to ``checkOperands``, and SSP is only checked on OpenShift).
     checked_on_update_on: tuple[Platform, ...] = BOTH
+    #: the kind whose ``*/jsonpatch`` annotation the builder applies (patches.ANNOTATIONS), if any.
+    patched_kind: str | None = None
 
 
 def _patched(obj: dict[str, t.Any], view: HCView) -> dict[str, t.Any]:
@@ -84,24 +86,16 @@ def _many(builder: t.Callable[[HCView], list[dict[str, t.Any]]]) -> t.Callable[[
 def _ssp(inputs: Inputs) -> list[dict[str, t.Any]]:
     if inputs.golden.error:
         raise inputs.golden.error
-    view = inputs.view
-    built = _patched(ssp.build(view, list(inputs.golden.for_ssp)), view)
-    if golden_images.multi_arch_enabled(view) and view.annotations.get(patches.ANNOTATIONS["SSP"]):
-        # The webhook pod knows no node: it builds the SSP with every architecture-annotated DICT dropped, so a
-        # patch that addresses them fails there and refuses the request (HCO v1.20.0: golden_images.go drops a
-        # DICT without a supported architecture; NewSSP applies the patch).
-        blind = dataclasses.replace(view, facts=dataclasses.replace(view.facts, workload_architectures=()))
-        _patched(ssp.build(blind, golden_images.build(blind, inputs.common_golden_images)[0]), blind)
-    return [built]
+    return [_patched(ssp.build(inputs.view, list(inputs.golden.for_ssp)), inputs.view)]
 
 
 OPERANDS: tuple[Operand, ...] = (
     Operand("priorityclass", _one(priority_class.build)),
-    Operand("kubevirt", _one(kubevirt.build, patch=True)),
-    Operand("cdi", _one(cdi.build, patch=True)),
-    Operand("cnao", _one(network_addons.build, patch=True)),
+    Operand("kubevirt", _one(kubevirt.build, patch=True), patched_kind="KubeVirt"),
+    Operand("cdi", _one(cdi.build, patch=True), patched_kind="CDI"),
+    Operand("cnao", _one(network_addons.build, patch=True), patched_kind="NetworkAddonsConfig"),
     Operand("aaq", _one(aaq.build), aaq.enabled),
-    Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",)),
+    Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",), patched_kind="SSP"),
     Operand("migcontroller", _one(migration.build)),
     Operand("filerestore", _one(file_restore.build)),
     Operand("console", _many(console.build), console.enabled),
@@ -127,6 +121,11 @@ def output_order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:
 def of_release(keys: t.Collection[str]) -> tuple[Operand, ...]:
     """The operands a release has, in HCO's order."""
     return tuple(operand for operand in OPERANDS if operand.key in keys)
+
+
+def patched(operand: Operand, view: HCView) -> bool:
+    """Whether the HyperConverged patches the operand (its ``*/jsonpatch`` annotation holds something)."""
+    return bool(operand.patched_kind and view.annotations.get(patches.ANNOTATIONS[operand.patched_kind]))
 
 
 def golden(view: HCView, common: t.Sequence[t.Mapping[str, t.Any]] | None) -> GoldenImages:

@@ -30,6 +30,7 @@ from .schema import suggestion as schema_suggestion
 from .tls import effective_profile
 from .validator import validate
 from .view import Environment, HCView
+from .webhook_view import without_nodes
 
 API_VERSION = "hco.kubevirt.io/v1beta1"
 KIND = "HyperConverged"
@@ -182,7 +183,8 @@ class _Built:
 def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
                     common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None,
                     build_errors: list[BuildError]) -> _Built:
-    """Every operand of the release, in HCO's order; each failure is appended to ``build_errors``."""
+    """Every operand of the release, in HCO's order; each failure is appended to ``build_errors``: the webhook's (a
+    patched operand also built as its pod builds it, knowing no node) or else the reconciler's."""
     built: dict[str, list[dict[str, t.Any]]] = {}
     failed: set[str] = set()
     if build_errors:
@@ -190,20 +192,50 @@ def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
     golden = operands.golden(view, common_golden_images)
     platform: operands.Platform = "openshift" if view.facts.is_openshift else "kubernetes"
     inputs = operands.Inputs(view, golden, common_golden_images)
+    webhook: operands.Inputs | None = None
     for operand in operands.of_release(profile.operands):
         if not operand.enabled(view):
             continue
+        checked = not (operation == "UPDATE" and platform not in operand.checked_on_update_on)
+        refused: BuildError | None = None
+        if checked and operands.patched(operand, view):
+            if webhook is None:
+                blind = without_nodes(view)
+                webhook = operands.Inputs(blind, operands.golden(blind, common_golden_images), common_golden_images)
+            refused = _build_error(operand, webhook)
         try:
             objects = operand.build(inputs)
         except BuildError as exc:
-            if operation == "UPDATE" and platform not in operand.checked_on_update_on:
+            if not checked:
                 continue
-            build_errors.append(exc)
+            build_errors.append(refused or _reconcile_error(exc, operand))
+            failed.add(operand.key)
+            continue
+        if refused is not None:
+            build_errors.append(refused)
             failed.add(operand.key)
             continue
         if platform in operand.deployed_on:
             built[operand.key] = objects
     return _Built(built, frozenset(failed), golden)
+
+
+def _build_error(operand: operands.Operand, inputs: operands.Inputs) -> BuildError | None:
+    try:
+        operand.build(inputs)
+    except BuildError as exc:
+        return exc
+    return None
+
+
+def _reconcile_error(exc: BuildError, operand: operands.Operand) -> BuildError:
+    """A patched operand that builds in the webhook's node-less dry run but not with the nodes: HCO admits the
+    HyperConverged and every reconcile then fails on it, so nothing is deployed - refused here, saying so."""
+    if operand.patched_kind is None or not exc.message.startswith("invalid jsonPatch"):
+        return exc
+    return BuildError(exc.path, f"{exc.message} (HCO's webhook admits the HyperConverged: it applies the patch to the "
+                                f"{operand.patched_kind} it builds without nodes, where it succeeds; with this "
+                                f"cluster's nodes every reconcile fails on it)")
 
 
 @dataclasses.dataclass(frozen=True)
