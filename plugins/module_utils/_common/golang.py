@@ -8,7 +8,6 @@ PRIVATE: this module is not part of the collection's public API.
 
 from __future__ import annotations
 
-import datetime
 import re
 import typing as t
 from decimal import ROUND_UP, Decimal, localcontext
@@ -175,26 +174,3 @@ def quantity_value(value: t.Any) -> Decimal:
     if isinstance(value, (int, float)):
         return Decimal(str(value))
     return _split_quantity(str(value))[0]
-
-
-_RFC3339 = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-
-
-def metav1_time(value: t.Any) -> t.Any:
-    """A ``metav1.Time`` after Go decoded and encoded it: RFC 3339 in UTC, whole seconds (apimachinery
-    pkg/apis/meta/v1/time.go: UnmarshalJSON parses RFC 3339 with any offset and fraction, MarshalJSON writes
-    ``t.UTC().Format(time.RFC3339)``, which drops the fraction). Anything else is returned as it is."""
-    match = _RFC3339.match(value) if isinstance(value, str) else None
-    if not match:
-        return value
-    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
-    zone = match.group(8)
-    offset = datetime.timedelta(0)
-    if zone not in ("Z", "z"):
-        sign = 1 if zone[0] == "+" else -1
-        offset = sign * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6]))
-    try:
-        moment = datetime.datetime(year, month, day, hour, minute, second, tzinfo=datetime.timezone(offset))
-    except ValueError:
-        return value
-    return moment.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -10,7 +10,8 @@ import copy
 import typing as t
 
 from .._common.errors import BuildError
-from .._common.golang import canonical_quantity, metav1_time
+from .._common.golang import canonical_quantity
+from .._common.times import metav1_time
 from .mutator import IMMEDIATE_BIND
 from .view import HCView
 
@@ -183,7 +184,8 @@ def _normalise(entry: dict[str, t.Any]) -> dict[str, t.Any]:
     if isinstance(template, dict):
         template.setdefault("metadata", {})
         template.setdefault("status", {})
-        # Condition times are metav1.Time: decoded into Go and written back in UTC, whole seconds.
+        # Condition times are metav1.Time: decoded into Go and written back (the mutating webhook refused what Go
+        # cannot decode).
         for condition in (template.get("status") or {}).get("conditions") or []:
             if isinstance(condition, dict):
                 for key in ("lastTransitionTime", "lastHeartbeatTime"):

@@ -7,9 +7,35 @@ from __future__ import annotations
 
 import typing as t
 
+from .._common.errors import FieldError
+from .._common.times import TimeError, parse
 from .profile import ReleaseProfile
 
 IMMEDIATE_BIND = "cdi.kubevirt.io/storage.bind.immediate.requested"
+
+
+def undecodable(spec: t.Mapping[str, t.Any]) -> list[FieldError]:
+    """What the webhook cannot decode into HCO's Go types, which refuses the request before any mutation
+    (controller-runtime's admission.Decoder): a ``metav1.Time`` Go's parser refuses. The API server's date-time
+    check admits more (k8s.io/kube-openapi pkg/validation/strfmt, ``IsDateTime``: lower-case ``t`` and ``z``, any
+    character before the fraction, any offset digits). The spec's times are the DataImportCronTemplates' DataVolume
+    condition times."""
+    errors = []
+    for index, template in enumerate(spec.get("dataImportCronTemplates") or []):
+        status = (((template or {}).get("spec") or {}).get("template") or {}).get("status") \
+            if isinstance(template, dict) else None
+        conditions = status.get("conditions") if isinstance(status, dict) else None
+        for number, condition in enumerate(conditions if isinstance(conditions, list) else []):
+            for key in ("lastHeartbeatTime", "lastTransitionTime"):
+                value = condition.get(key) if isinstance(condition, dict) else None
+                if not isinstance(value, str):
+                    continue
+                try:
+                    parse(value)
+                except TimeError as exc:
+                    errors.append(FieldError(f"spec.dataImportCronTemplates[{index}].spec.template.status.conditions"
+                                             f"[{number}].{key}", str(exc), "mutating-webhook"))
+    return errors
 
 
 def mutate(spec: dict[str, t.Any], status: t.Mapping[str, t.Any] | None, operation: str,

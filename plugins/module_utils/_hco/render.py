@@ -22,7 +22,7 @@ from .._common.errors import BuildError, FieldError, RenderError
 from . import operands, patches
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
-from .mutator import mutate
+from .mutator import mutate, undecodable
 from .profile import ReleaseProfile
 from .releases import get_profile
 from .schema import apply_structural_schema, hyperconverged_spec
@@ -297,9 +297,13 @@ def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldE
     errors += schema_errors
     request_status = hc.get("status") if isinstance(hc.get("status"), dict) else None
     verdict = None
+    # A value Go cannot decode refuses the request in the mutating webhook, before it mutates or validates anything.
+    decoded = undecodable(spec) if isinstance(spec, dict) else []
+    errors += decoded
     try:
-        spec = mutate(spec, request_status or status, request.operation, profile)
-        verdict = validate(spec, request.metadata, request.operation, profile, request.namespace)
+        if not decoded:
+            spec = mutate(spec, request_status or status, request.operation, profile)
+            verdict = validate(spec, request.metadata, request.operation, profile, request.namespace)
     except (AttributeError, TypeError, ValueError):
         # Only reachable with schema errors (values of the wrong type), which are reported already.
         if not schema_errors:

@@ -9,7 +9,6 @@ import pytest
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import (
     canonical_quantity,
     format_duration,
-    metav1_time,
     normalize_duration,
     parse_duration,
 )
@@ -47,15 +46,3 @@ def test_quantities_are_canonical(value, expected):
 def test_bad_quantities_are_refused(value):
     with pytest.raises(ValueError):
         canonical_quantity(value)
-
-
-@pytest.mark.parametrize(("given", "written"), [
-    ("2026-11-26T01:02:03Z", "2026-11-26T01:02:03Z"),
-    ("2026-11-26T01:02:03.999Z", "2026-11-26T01:02:03Z"),        # the fraction is dropped, not rounded
-    ("2026-11-26T03:02:03+02:00", "2026-11-26T01:02:03Z"),
-    ("2026-11-25T23:32:03.5-01:30", "2026-11-26T01:02:03Z"),
-    ("2026-11-26t01:02:03z", "2026-11-26T01:02:03Z"),
-    ("yesterday", "yesterday"), (None, None),
-])
-def test_metav1_time_is_written_back_in_utc_whole_seconds(given, written):
-    assert metav1_time(given) == written

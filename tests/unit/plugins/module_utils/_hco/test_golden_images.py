@@ -165,3 +165,33 @@ def test_a_patch_on_architecture_dicts_is_refused_where_the_webhook_sees_no_node
     with pytest.raises(RenderError) as caught:
         run()
     assert "ssp.kubevirt.io/jsonpatch" in str(caught.value)
+
+
+@pytest.mark.parametrize("operation", ["create", "update"])
+@pytest.mark.parametrize("platform", ["kubernetes", "openshift"])
+def test_a_condition_time_go_cannot_parse_is_refused_by_the_mutating_webhook(operation, platform):
+    # The API server's date-time check admits a lower-case t or z; Go's RFC 3339 parser does not, so HCO's webhook
+    # cannot decode the HyperConverged and refuses it, whatever else it holds.
+    entry = customised({"registry": {"url": "docker://example.org/mine:1"}})
+    entry["spec"]["template"]["status"] = {"conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "2026-11-26t01:02:03Z",
+         "lastHeartbeatTime": "2026-11-26T01:02:03z"}]}
+    errors = refusal([entry], operation, platform)
+    where = "spec.dataImportCronTemplates[0].spec.template.status.conditions[0]"
+    assert errors == {f"{where}.lastTransitionTime": 'parsing time "2026-11-26t01:02:03Z" as '
+                                                     '"2006-01-02T15:04:05Z07:00": cannot parse "t01:02:03Z" as "T"',
+                      f"{where}.lastHeartbeatTime": 'parsing time "2026-11-26T01:02:03z" as '
+                                                    '"2006-01-02T15:04:05Z07:00": cannot parse "z" as "Z07:00"'}
+
+
+def test_condition_times_go_accepts_are_written_back_as_go_writes_them():
+    entry = customised({"registry": {"url": "docker://example.org/mine:1"}})
+    entry["metadata"]["name"] = "my-own"
+    entry["spec"]["template"]["status"] = {"conditions": [
+        {"type": "Ready", "status": "True", "lastTransitionTime": "0001-01-01T00:00:00Z",
+         "lastHeartbeatTime": "0999-06-01T01:02:03,5+24:00"}]}
+    result = rendered([entry], "create", "openshift")
+    ssp = next(o for o in result.operands if o["kind"] == "SSP")
+    (mine,) = [d for d in ssp["spec"]["commonTemplates"]["dataImportCronTemplates"] if d["metadata"]["name"] == "my-own"]
+    condition = mine["spec"]["template"]["status"]["conditions"][0]
+    assert (condition["lastTransitionTime"], condition["lastHeartbeatTime"]) == (None, "0999-05-31T01:02:03Z")
