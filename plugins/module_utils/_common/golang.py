@@ -130,33 +130,129 @@ def _canonical_decimal(value: Decimal) -> tuple[int, int]:
     return (-mantissa if sign else mantissa), exponent
 
 
+_SUFFIX_CHARACTERS = frozenset("eEinumkKMGTP")
+_MAX_INT64 = 2**63 - 1
+
+
+def _go_quantity_string(text: str) -> tuple[bool, str, str, str, str]:
+    """apimachinery's parseQuantityString (k8s.io/apimachinery v0.34, pkg/api/resource/quantity.go): (positive, the
+    number as written with its sign, its integer digits without leading zeros, its fraction digits, its suffix)."""
+    positive, pos, end = True, 0, len(text)
+    if text[:1] in ("-", "+"):
+        positive, pos = text[0] == "+", 1
+    while pos < end and text[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    start = pos
+    while pos < end and text[pos] in "0123456789":
+        pos += 1
+    num = text[start:pos] or "0"
+    denom = ""
+    if pos < end and text[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and text[pos] in "0123456789":
+            pos += 1
+        denom = text[start:pos]
+    value, suffix_start = text[:pos], pos
+    while pos < end and text[pos] in _SUFFIX_CHARACTERS:
+        pos += 1
+    if pos < end and text[pos] in "+-":
+        pos += 1
+    while pos < end and text[pos] in "0123456789":
+        pos += 1
+    if pos < end:
+        raise ValueError(f"quantities must match the regular expression {QUANTITY_PATTERN.pattern}")
+    return positive, value, num, denom, text[suffix_start:]
+
+
+def _go_suffix(suffix: str) -> tuple[int, int, str]:
+    """quantitySuffixer.interpret: (base, exponent, format)."""
+    if suffix in _BINARY_SUFFIXES:
+        return 2, 10 * _BINARY_SUFFIXES[suffix], "BinarySI"
+    if suffix in _DECIMAL_SUFFIXES:
+        return 10, _DECIMAL_SUFFIXES[suffix], "DecimalSI"
+    if len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[+-]?[0-9]+", suffix[1:]):
+        return 10, int(suffix[1:]), "DecimalExponent"
+    raise ValueError(f"unable to parse quantity's suffix {suffix!r}")
+
+
+def _kept_as_written(positive: bool, num: str, denom: str, exponent: int, fmt: str) -> bool | None:
+    """ParseQuantity's fast path: True where it keeps the text as written (already canonical), False where it
+    computes the value in an int64, None where it falls back to the exact decimal (which rounds and caps)."""
+    if fmt == "BinarySI":
+        if exponent < 0 or denom:
+            return None
+        mantissa, scale = 1 << exponent, 0
+        precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+    else:
+        mantissa, scale = 1, exponent
+        precision = 18 - (len(num) + len(denom))
+    if precision < 0:
+        return None
+    scale -= len(denom)
+    if scale < -9:
+        return None
+    shifted = num + denom
+    value = int(shifted)
+    if value * mantissa > _MAX_INT64:   # int64Multiply overflowed
+        return None
+    del positive  # the sign is kept in the text either way
+    if fmt == "BinarySI":
+        return exponent % 10 == 0 and value & 0x07 != 0
+    return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
+
+
 def canonical_quantity(value: t.Any) -> str:
-    """Parse a quantity (string or JSON number) and print it canonically (``1.5`` -> ``1500m``)."""
+    """A quantity (string or JSON number) as Go writes it back after decoding it: ``resource.Quantity``'s
+    UnmarshalJSON (ParseQuantity of the trimmed text) then MarshalJSON. ParseQuantity keeps the text as written
+    where it is already canonical (``1E3``, ``1.Gi``, ``+1Gi``, ``007Gi``, ``100m``); otherwise the value is written
+    canonically (``1.5`` -> ``1500m``, ``1024Mi`` -> ``1Gi``), rounded up to the nano, a binary one capped at
+    2^63-1 (``8Ei``)."""
     if isinstance(value, bool):
         raise ValueError("a quantity cannot be a boolean")
     text = str(value) if isinstance(value, (int, float)) else value
     if not isinstance(text, str):
         raise ValueError("a quantity must be a string or a number")
+    text = text.strip()
+    if not QUANTITY_PATTERN.match(text):
+        raise ValueError("quantities must match the regular expression " + QUANTITY_PATTERN.pattern)
+    if text == "0":
+        return text
+    positive, written, num, denom, suffix = _go_quantity_string(text)
+    base, exponent, fmt = _go_suffix(suffix)
+    if _kept_as_written(positive, num, denom, exponent, fmt):
+        return text
     with localcontext() as ctx:
         ctx.prec = 200
-        amount, fmt, _suffix = _split_quantity(text.strip())
+        amount = abs(Decimal(written if written not in ("", "+", "-") else "0"))
+        amount = amount.scaleb(exponent) if base == 10 else amount * (Decimal(2) ** exponent)
         if amount != 0 and amount.as_tuple().exponent < -9:  # type: ignore[operator]
             amount = amount.quantize(_NANO, rounding=ROUND_UP)
-        if amount == 0:
-            return "0"
-        if fmt == "BinarySI" and (-1024 < amount < 1024 or amount != amount.to_integral_value()):
-            fmt = "DecimalSI"
-        if fmt == "BinarySI":
-            integer = int(amount)
-            power = 0
-            while integer % 1024 == 0 and power < 6:
-                integer //= 1024
-                power += 1
-            return f"{integer}{_BINARY_SUFFIX_BY_POWER.get(power, '')}"
-        mantissa, exponent = _canonical_decimal(amount.normalize())
-        if fmt == "DecimalSI" and exponent in _DECIMAL_SUFFIX_BY_EXPONENT:
-            return f"{mantissa}{_DECIMAL_SUFFIX_BY_EXPONENT[exponent]}"
-        return f"{mantissa}e{exponent}" if exponent else str(mantissa)
+        if fmt == "BinarySI" and amount > _MAX_INT64:
+            amount = Decimal(_MAX_INT64)
+        return _canonical_text(amount if positive else -amount, fmt)
+
+
+def _canonical_text(amount: Decimal, fmt: str) -> str:
+    """Quantity.CanonicalizeBytes: BinarySI only for an integral value of 1024 or more, else DecimalSI; DecimalSI
+    with an SI suffix where the exponent has one."""
+    if amount == 0:
+        return "0"
+    if fmt == "BinarySI" and (-1024 < amount < 1024 or amount != amount.to_integral_value()):
+        fmt = "DecimalSI"
+    if fmt == "BinarySI":
+        integer = int(amount)
+        power = 0
+        while integer % 1024 == 0 and power < 6:
+            integer //= 1024
+            power += 1
+        return f"{integer}{_BINARY_SUFFIX_BY_POWER.get(power, '')}"
+    mantissa, exponent = _canonical_decimal(amount.normalize())
+    if fmt == "DecimalSI" and exponent in _DECIMAL_SUFFIX_BY_EXPONENT:
+        return f"{mantissa}{_DECIMAL_SUFFIX_BY_EXPONENT[exponent]}"
+    return f"{mantissa}e{exponent}" if exponent else str(mantissa)
 
 
 def is_quantity(value: t.Any) -> bool:
@@ -173,4 +269,6 @@ def quantity_value(value: t.Any) -> Decimal:
         raise ValueError("a quantity cannot be a boolean")
     if isinstance(value, (int, float)):
         return Decimal(str(value))
-    return _split_quantity(str(value))[0]
+    with localcontext() as ctx:
+        ctx.prec = 200   # exact: the default 28 digits would round a large binary quantity
+        return _split_quantity(str(value))[0]

@@ -46,3 +46,22 @@ def test_quantities_are_canonical(value, expected):
 def test_bad_quantities_are_refused(value):
     with pytest.raises(ValueError):
         canonical_quantity(value)
+
+
+@pytest.mark.parametrize(("given", "written"), [
+    # ParseQuantity keeps the text where it is already canonical (apimachinery v0.34 quantity.go, the comment "if
+    # the number is in canonical form, reuse the string"): a decimal with a scale that is a multiple of 3, digits
+    # not ending in 000 and not starting with 0 once leading zeros are stripped; a binary one whose digits are not a
+    # multiple of 8. The sign and leading zeros stay as written.
+    ("1E3", "1E3"), ("1e3", "1e3"), ("12e-3", "12e-3"), ("1.Gi", "1.Gi"), ("+1Gi", "+1Gi"), ("007Gi", "007Gi"),
+    ("7Ei", "7Ei"), ("100m", "100m"), ("01", "01"), ("+1", "+1"), ("-1", "-1"), ("1n", "1n"), ("1.e3", "1.e3"),
+    ("1025Mi", "1025Mi"),
+    # Otherwise MarshalJSON writes it canonically.
+    ("1000m", "1"), ("1000k", "1M"), ("0.5", "500m"), ("1.5", "1500m"), ("1.0", "1"), ("0.0", "0"), ("00", "0"),
+    ("1024Mi", "1Gi"), ("8Gi", "8Gi"), ("1.5Gi", "1536Mi"), ("0.5Gi", "512Mi"), ("1.5e3", "1500"),
+    ("0.1n", "1n"),                                           # rounded up to the nano
+    ("8Ei", "9223372036854775807"), ("-8Ei", "-9223372036854775807"),   # binary values capped at 2^63-1
+    ("10E", "10E"), ("9223372036854775808", "9223372036854775808"),     # decimal ones are not
+])
+def test_a_quantity_is_written_back_as_go_writes_it(given, written):
+    assert canonical_quantity(given) == written
