@@ -96,6 +96,11 @@ options:
     description: Seconds for one HTTP request.
     type: int
     default: 30
+  retries:
+    description: Retries of a request that failed with 409, 429, 5xx or a connection error, as
+      M(virtinfra.hyperconverged.k8s_apply) retries them.
+    type: int
+    default: 5
   label_selector:
     description: Only the Nodes this label selector selects (as C(kubectl get nodes -l)).
     type: str
@@ -156,7 +161,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._inventory_nodes import GROUPS, hosts_of
 
 CONNECTION_OPTIONS = ("kubeconfig", "context", "host", "api_key", "validate_certs", "ca_cert", "client_cert",
-                      "client_key", "proxy", "no_proxy", "impersonate_user", "impersonate_groups", "request_timeout")
+                      "client_key", "proxy", "no_proxy", "impersonate_user", "impersonate_groups", "request_timeout",
+                      "retries")
 
 
 class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):

@@ -234,3 +234,18 @@ def test_a_wrong_credential_fails_the_inventory_naming_the_file(cluster, tmp_pat
     assert f"{source}: cannot list the cluster's Nodes" in done.stdout + done.stderr
     assert "refused the credentials (HTTP 401 Unauthorized)" in done.stdout + done.stderr
     assert token not in done.stdout + done.stderr
+
+
+def test_the_inventory_cache_answers_without_the_cluster_until_flushed(cluster, tmp_path):
+    source = inventory_file(tmp_path, cache=True, cache_plugin="ansible.builtin.jsonfile",
+                            cache_connection=str(tmp_path / "cache"), retries=0)
+    inventory = str(pathlib.Path(sys.executable).with_name("ansible-inventory"))
+    env = {**os.environ, **awx_credential_env(cluster), "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS)}
+    first = children.run([inventory, "-i", str(source), "--list"], env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    gone = {**env, "K8S_AUTH_HOST": "https://127.0.0.1:9"}   # nothing answers there
+    cached = children.run([inventory, "-i", str(source), "--list"], env=gone, timeout=120)
+    assert cached.returncode == 0 and "cannot list" not in cached.stderr, cached.stderr
+    assert json.loads(cached.stdout)["_meta"] == json.loads(first.stdout)["_meta"]
+    flushed = children.run([inventory, "-i", str(source), "--list", "--flush-cache"], env=gone, timeout=300)
+    assert f"{source}: cannot list the cluster's Nodes" in flushed.stdout + flushed.stderr

@@ -129,7 +129,14 @@ def decode_over(old: t.Any, new: t.Any, shape: int, path: str = "") -> t.Any:
                     result[key] = copy.deepcopy(value)
                 continue
             child, required = known[key] if known is not None else (node[1], True)
-            merged = decode_over(old.get(key), value, child, f"{path}.{key}")
+            previous = old.get(key)
+            # A scalar field over a scalar of the same type is the new value (the recursion's last branch); taken
+            # here, it spares a call and a path per leaf of a patched operand's whole spec (bench/render.py).
+            if SHAPES[child][0] == "s" and type(value) is type(previous) and value is not None \
+                    and not isinstance(value, (dict, list)):
+                result[key] = value
+                continue
+            merged = decode_over(previous, value, child, f"{path}.{key}")
             if merged is None or (not required and not merged and SHAPES[child][0] in ("l", "m")):
                 result.pop(key, None)  # nil, or an empty omitempty map or slice
             else:
@@ -139,8 +146,13 @@ def decode_over(old: t.Any, new: t.Any, shape: int, path: str = "") -> t.Any:
         if not isinstance(new, list):
             raise GoDecodeError(path, f"{_kind(new)} into a slice")
         items = []
+        scalars = SHAPES[node[1]][0] == "s"
         for index, value in enumerate(new):
-            merged = decode_over(old[index] if index < len(old) else None, value, node[1], f"{path}[{index}]")
+            previous = old[index] if index < len(old) else None
+            if scalars and type(value) is type(previous) and value is not None and not isinstance(value, (dict, list)):
+                items.append(value)   # as for a struct's scalar field above
+                continue
+            merged = decode_over(previous, value, node[1], f"{path}[{index}]")
             if merged is not None:
                 items.append(merged)
         return items

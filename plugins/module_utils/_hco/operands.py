@@ -11,6 +11,7 @@ webhook reports build failures in it. The result lists objects in another, stabl
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing as t
 
 from .._common.errors import BuildError
@@ -48,8 +49,16 @@ class GoldenImages:
 @dataclasses.dataclass(frozen=True)
 class Inputs:
     view: HCView
-    golden: GoldenImages
     common_golden_images: t.Sequence[t.Mapping[str, t.Any]] | None
+    #: inputs whose DICTs are these inputs' too (the node-less view's, where the DICTs do not depend on the nodes)
+    same_golden: Inputs | None = None
+
+    @functools.cached_property
+    def golden(self) -> GoldenImages:
+        """The view's DICTs, computed once and only where an operand reads them (the SSP)."""
+        if self.same_golden is not None:
+            return self.same_golden.golden
+        return golden(self.view, self.common_golden_images)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -64,6 +73,9 @@ class Operand:
     checked_on_update_on: tuple[Platform, ...] = BOTH
     #: the kind whose ``*/jsonpatch`` annotation the builder applies (patches.ANNOTATIONS), if any.
     patched_kind: str | None = None
+    #: whether what it builds depends on the nodes (view.facts' counts and architectures): only such an operand
+    #: can differ in the webhook's node-less dry run (webhook_view), so only it is built there again.
+    reads_nodes: bool = False
 
 
 def _patched(obj: dict[str, t.Any], view: HCView) -> dict[str, t.Any]:
@@ -91,11 +103,12 @@ def _ssp(inputs: Inputs) -> list[dict[str, t.Any]]:
 
 OPERANDS: tuple[Operand, ...] = (
     Operand("priorityclass", _one(priority_class.build)),
-    Operand("kubevirt", _one(kubevirt.build, patch=True), patched_kind="KubeVirt"),
+    Operand("kubevirt", _one(kubevirt.build, patch=True), patched_kind="KubeVirt", reads_nodes=True),
     Operand("cdi", _one(cdi.build, patch=True), patched_kind="CDI"),
     Operand("cnao", _one(network_addons.build, patch=True), patched_kind="NetworkAddonsConfig"),
     Operand("aaq", _one(aaq.build), aaq.enabled),
-    Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",), patched_kind="SSP"),
+    Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",), patched_kind="SSP",
+            reads_nodes=True),
     Operand("migcontroller", _one(migration.build)),
     Operand("filerestore", _one(file_restore.build)),
     Operand("console", _many(console.build), console.enabled),
@@ -126,6 +139,11 @@ def of_release(keys: t.Collection[str]) -> tuple[Operand, ...]:
 def patched(operand: Operand, view: HCView) -> bool:
     """Whether the HyperConverged patches the operand (its ``*/jsonpatch`` annotation holds something)."""
     return bool(operand.patched_kind and view.annotations.get(patches.ANNOTATIONS[operand.patched_kind]))
+
+
+def checked_without_nodes(operand: Operand, view: HCView) -> bool:
+    """Whether the webhook's node-less dry run can refuse what the nodes admit: a patched operand built from them."""
+    return operand.reads_nodes and patched(operand, view)
 
 
 def golden(view: HCView, common: t.Sequence[t.Mapping[str, t.Any]] | None) -> GoldenImages:

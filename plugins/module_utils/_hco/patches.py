@@ -11,7 +11,6 @@ Go type does not have (SSP ``/spec/tektonPipelines``) disappears.
 
 from __future__ import annotations
 
-import copy
 import json
 import typing as t
 
@@ -76,9 +75,10 @@ def apply(obj: dict[str, t.Any], raw: str | None, annotation: str) -> dict[str, 
     operations = parse(raw, annotation)
     if not operations:
         return obj
-    document = copy.deepcopy(obj)
+    # As HCO does it: the object marshalled to JSON, patched, decoded back (also the quickest copy of JSON data).
+    document = json.loads(json.dumps(obj))
     try:
-        patched = jsonpatch.JsonPatch(operations).apply(document)
+        patched = jsonpatch.JsonPatch(operations).apply(document, in_place=True)
     except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, KeyError, IndexError, TypeError) as exc:
         raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
     if not isinstance(patched.get("spec"), dict):

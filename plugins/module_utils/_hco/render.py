@@ -19,7 +19,7 @@ except ImportError:  # pragma: no cover
     yaml = None  # type: ignore[assignment]
 
 from .._common.errors import BuildError, FieldError, RenderError
-from . import operands, patches
+from . import golden_images, operands, patches
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
 from .mutator import mutate, undecodable
@@ -189,19 +189,20 @@ def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
     failed: set[str] = set()
     if build_errors:
         return _Built(built, frozenset(failed), operands.GoldenImages((), ()))
-    golden = operands.golden(view, common_golden_images)
     platform: operands.Platform = "openshift" if view.facts.is_openshift else "kubernetes"
-    inputs = operands.Inputs(view, golden, common_golden_images)
+    inputs = operands.Inputs(view, common_golden_images)
     webhook: operands.Inputs | None = None
     for operand in operands.of_release(profile.operands):
         if not operand.enabled(view):
             continue
         checked = not (operation == "UPDATE" and platform not in operand.checked_on_update_on)
         refused: BuildError | None = None
-        if checked and operands.patched(operand, view):
+        if checked and operands.checked_without_nodes(operand, view):
             if webhook is None:
-                blind = without_nodes(view)
-                webhook = operands.Inputs(blind, operands.golden(blind, common_golden_images), common_golden_images)
+                # The DICTs depend on the nodes only with multi-arch import (golden_images drops a DICT without
+                # one of the nodes' architectures).
+                same = None if golden_images.multi_arch_enabled(view) else inputs
+                webhook = operands.Inputs(without_nodes(view), common_golden_images, same)
             refused = _build_error(operand, webhook)
         try:
             objects = operand.build(inputs)
@@ -217,7 +218,7 @@ def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
             continue
         if platform in operand.deployed_on:
             built[operand.key] = objects
-    return _Built(built, frozenset(failed), golden)
+    return _Built(built, frozenset(failed), inputs.golden)
 
 
 def _build_error(operand: operands.Operand, inputs: operands.Inputs) -> BuildError | None:
@@ -231,7 +232,7 @@ def _build_error(operand: operands.Operand, inputs: operands.Inputs) -> BuildErr
 def _reconcile_error(exc: BuildError, operand: operands.Operand) -> BuildError:
     """A patched operand that builds in the webhook's node-less dry run but not with the nodes: HCO admits the
     HyperConverged and every reconcile then fails on it, so nothing is deployed - refused here, saying so."""
-    if operand.patched_kind is None or not exc.message.startswith("invalid jsonPatch"):
+    if not operand.reads_nodes or operand.patched_kind is None or not exc.message.startswith("invalid jsonPatch"):
         return exc
     return BuildError(exc.path, f"{exc.message} (HCO's webhook admits the HyperConverged: it applies the patch to the "
                                 f"{operand.patched_kind} it builds without nodes, where it succeeds; with this "

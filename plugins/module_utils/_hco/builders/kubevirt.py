@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import typing as t
 
@@ -243,8 +244,13 @@ def _architectures(view: HCView) -> dict[str, t.Any] | None:
 
 def _smbios(view: HCView) -> dict[str, t.Any] | None:
     raw = view.env.get("SMBIOS")
-    if not raw:
-        return None
+    return dict(_smbios_values(raw)) if raw else None
+
+
+@functools.lru_cache(maxsize=8)
+def _smbios_values(raw: str) -> tuple[tuple[str, str], ...]:
+    """The SMBIOS variable's values, parsed once per text (every KubeVirt build reads it; YAML parsing is the
+    dearest step of that build)."""
     try:
         parsed = yaml.safe_load(raw)
     except yaml.YAMLError as exc:
@@ -252,8 +258,8 @@ def _smbios(view: HCView) -> dict[str, t.Any] | None:
     if not isinstance(parsed, dict):
         raise BuildError("environment.smbios", "the SMBIOS environment value must be a YAML mapping")
     values = {str(k).lower(): v for k, v in parsed.items()}  # sigs.k8s.io/yaml matches keys case-insensitively
-    return common.omit_empty({k: str(values[k]) for k in ("family", "product", "manufacturer", "sku", "version")
-                              if values.get(k) is not None})
+    return tuple(common.omit_empty({k: str(values[k]) for k in ("family", "product", "manufacturer", "sku", "version")
+                                    if values.get(k) is not None}).items())
 
 
 def _infra(view: HCView) -> dict[str, t.Any] | None:
