@@ -66,3 +66,19 @@ def test_removing_infra_passes_the_webhook_but_fails_every_reconcile_and_says_so
     # back over the built KubeVirt as HCO decodes it (json.Unmarshal into the same struct), leaves infra as it was.
     workers = [n for n in default_nodes() if "node-role.kubernetes.io/worker" in n["labels"]]
     assert kubevirt_of(run(patch, operation, platform, workers))["spec"]["infra"] == {"nodePlacement": {}}
+
+
+@pytest.mark.parametrize("platform", ["kubernetes", "openshift"])
+def test_the_patched_operands_not_dry_run_without_nodes_do_not_depend_on_them(platform):
+    # Only operands marked reads_nodes are built again without nodes; CDI and NetworkAddonsConfig must then be the
+    # same whatever the nodes (none, workers only, the default topology, another architecture).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.operands import OPERANDS
+
+    assert {o.patched_kind for o in OPERANDS if o.patched_kind and not o.reads_nodes} == {"CDI", "NetworkAddonsConfig"}
+    arm = [{"name": "a1", "labels": {"node-role.kubernetes.io/worker": ""}, "architecture": "arm64"}]
+    workers = [n for n in default_nodes() if "node-role.kubernetes.io/worker" in n["labels"]]
+    seen = []
+    for nodes in (default_nodes(), workers, arm):
+        result = run([], "create", platform, nodes)
+        seen.append([o for o in result.operands if o["kind"] in ("CDI", "NetworkAddonsConfig")])
+    assert seen[0] == seen[1] == seen[2] and len(seen[0]) == 2
