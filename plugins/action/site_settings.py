@@ -16,6 +16,7 @@ from ansible.utils.vars import load_extra_vars
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import tree
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
@@ -60,6 +61,14 @@ def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> 
               else "no credential is set (site_kubeconfig, K8S_AUTH_KUBECONFIG, K8S_AUTH_HOST with K8S_AUTH_API_KEY)"
               + ("; the pod's service account is used with site_action: apply only" if pod else ""))
     return apply, found, reason, problems
+
+
+def render_tree(values: t.Mapping[str, t.Any], plan: t.Any) -> list[dict[str, t.Any]]:
+    """What render mode writes: every object the cluster side would write in the site's mode (auto renders like
+    standalone), by stage, with the sync waves unless site_sync_waves is false."""
+    kubevirt = [plan.expanded["hyperconverged"]] if values["mode"] == "hco" else list(plan.render["operands"])
+    return tree([("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
+                 ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
 
 
 class ActionModule(ControllerAction):
@@ -143,6 +152,8 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
+        if not apply:
+            result["tree"] = render_tree(values, plan)
         if live.requests:
             result["requests"] = live.requests
         warnings = [*live.warnings, *node_warnings, *plan.warnings]

@@ -18,6 +18,7 @@ class ActionModule(ControllerAction):
         "dest": {"type": "str", "default": "rendered"},
         "objects": {"type": "list", "elements": "dict", "required": True},
         "prune": {"type": "bool", "default": True},
+        "kustomization": {"type": "bool", "default": False},
     }
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -25,7 +26,8 @@ class ActionModule(ControllerAction):
         if not dest or "{{" in dest or "{%" in dest:
             return {"failed": True, "msg": f"dest must be a directory path, got {dest!r} (a value that did not template?)"}
         directory = os.path.abspath(os.path.expanduser(dest))  # relative to where ansible-playbook runs
-        plan = manifest_files.plan(directory, plain(args["objects"]), prune=args["prune"])
+        plan = manifest_files.plan(directory, plain(args["objects"]), prune=args["prune"],
+                                   kustomization=args["kustomization"])
         result: dict[str, t.Any] = {
             "dest": directory, "written": plan.write, "unchanged": plan.unchanged, "removed": plan.remove,
             "files": sorted(plan.contents), "changed": plan.changed,

@@ -138,6 +138,16 @@ nodes:
   returned: success
   type: list
   elements: dict
+tree:
+  description:
+    - In render mode, what the site writes - the node prerequisites, the HyperConverged (C(site_mode=hco)) or the
+      operands, and the preset's objects, each once - with Argo CD's C(argocd.argoproj.io/sync-wave) annotation by
+      stage (Namespaces -3, node prerequisites 0, KubeVirt 1, the preset 2) and, on every custom resource,
+      C(argocd.argoproj.io/sync-options=SkipDryRunOnMissingResource=true); without them where C(site_sync_waves) is
+      false.
+  returned: in render mode
+  type: list
+  elements: dict
 requests:
   description: The API requests of the read of the Nodes, as every cluster call reports them (C(total), C(writes),
     C(by_method)).

@@ -55,6 +55,13 @@ options:
     description: Remove the files this module wrote earlier for objects that are no longer in O(objects).
     type: bool
     default: true
+  kustomization:
+    description:
+      - Also write C(kustomization.yaml), a Kustomization whose C(resources) are the object files, so that
+        C(kubectl kustomize DIR) (and a GitOps controller given the directory) yields exactly O(objects). Like the
+        object files, it replaces only a C(kustomization.yaml) this module wrote.
+    type: bool
+    default: false
 """
 
 EXAMPLES = r"""

@@ -18,6 +18,9 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import KUSTOMIZATION
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import kustomization as kustomization_of
+
 INDEX_NAME = ".virtinfra-rendered.json"
 INDEX_OWNER = "virtinfra.hyperconverged"
 
@@ -79,8 +82,10 @@ def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
     return {f for f in files if f == os.path.basename(f) and f.endswith(".yaml")}, []
 
 
-def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t.Any]], prune: bool = True) -> Plan:
-    """What a write would do, and every reason to refuse it. Reads only."""
+def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t.Any]], prune: bool = True,
+         kustomization: bool = False) -> Plan:
+    """What a write would do, and every reason to refuse it. Reads only. ``kustomization``: also the root
+    kustomization.yaml listing the object files."""
     root = pathlib.Path(directory)
     errors: list[str] = []
     contents: dict[str, str] = {}
@@ -95,6 +100,8 @@ def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t
             continue
         first_of[name] = f"objects[{position}]"
         contents[name] = to_yaml(obj)
+    if kustomization:
+        contents[KUSTOMIZATION] = to_yaml(kustomization_of(contents))
     if root.exists() and not root.is_dir():
         errors.append(f"{root} exists and is not a directory")
         return Plan(root, contents, [], [], [], errors, False)

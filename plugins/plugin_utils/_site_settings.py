@@ -125,6 +125,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_context", "str", "", "Context in that kubeconfig (default: its current context).", survey=False),
     Setting("site_render_dir", "str", "", "Render mode's output directory (default: ./rendered where "
             "ansible-playbook runs)."),
+    Setting("site_sync_waves", "bool", True, "Render mode: each object carries Argo CD's sync wave (Namespaces, then the "
+            "node prerequisites, KubeVirt, the preset) and each custom resource SkipDryRunOnMissingResource, so that a "
+            "GitOps controller applies the tree in order; false leaves these annotations out."),
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
@@ -233,6 +236,7 @@ LABELS = {
     "site_kubeconfig": "Kubeconfig file",
     "site_context": "Kubeconfig context",
     "site_render_dir": "Output directory of render mode",
+    "site_sync_waves": "Argo CD sync waves in the rendered tree",
     "site_platform": "Platform",
     "site_platform_version": "Kubernetes or OpenShift version",
     "site_release": "HCO release whose defaults are computed",

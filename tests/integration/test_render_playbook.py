@@ -122,8 +122,9 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     check = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",
                          "-e", "site_mode=hco", "--check")
     assert check.returncode == 0, check.stdout
-    # hco mode writes the HyperConverged in place of the operands (the HCO-built objects go).
-    assert re.search(r"manifests in \S+, 1 would be written, [1-9]\d* would be removed", check.stdout), check.stdout
+    # hco mode writes the HyperConverged in place of the operands (the HCO-built objects go), and the kustomization
+    # that lists them.
+    assert re.search(r"manifests in \S+, 2 would be written, [1-9]\d* would be removed", check.stdout), check.stdout
     assert sorted(p.name for p in tmp_path.glob("*.yaml")) == sorted([*names, foreign.name])
     # hco mode renders the HyperConverged instead of the operands: only files this collection wrote are removed.
     hco = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={tmp_path}",

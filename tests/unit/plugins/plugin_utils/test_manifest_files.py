@@ -93,3 +93,21 @@ def test_a_symlink_in_place_of_a_file_is_refused(tmp_path):
     out.mkdir()
     (out / "configmap-apps-a.yaml").symlink_to(target)
     assert "is not a regular file" in manifest_files.plan(out, [cm("a")]).errors[0]
+
+
+def test_the_kustomization_is_written_owned_and_follows_the_objects(tmp_path):
+    plan = manifest_files.plan(tmp_path, [cm("a"), cm("b")], kustomization=True)
+    manifest_files.apply(plan)
+    assert "kustomization.yaml" in json.loads((tmp_path / manifest_files.INDEX_NAME).read_text())["files"]
+    assert yaml.safe_load((tmp_path / "kustomization.yaml").read_text())["resources"] == [
+        "configmap-apps-a.yaml", "configmap-apps-b.yaml"]
+    again = manifest_files.plan(tmp_path, [cm("a"), cm("b")], kustomization=True)
+    assert again.write == [] and not again.changed
+    fewer = manifest_files.plan(tmp_path, [cm("a")], kustomization=True)
+    assert fewer.write == ["kustomization.yaml"] and fewer.remove == ["configmap-apps-b.yaml"]
+
+
+def test_a_kustomization_someone_else_wrote_is_never_replaced(tmp_path):
+    (tmp_path / "kustomization.yaml").write_text("resources: [mine.yaml]\n")
+    plan = manifest_files.plan(tmp_path, [cm("a")], kustomization=True)
+    assert len(plan.errors) == 1 and "kustomization.yaml exists and was not written by this collection" in plan.errors[0]
