@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import shutil
 import subprocess
 import sys
 
+import pytest
 import yaml
 from harness import children
 from harness.control_plane import fake_node
@@ -249,3 +251,44 @@ def test_the_inventory_cache_answers_without_the_cluster_until_flushed(cluster, 
     assert json.loads(cached.stdout)["_meta"] == json.loads(first.stdout)["_meta"]
     flushed = children.run([inventory, "-i", str(source), "--list", "--flush-cache"], env=gone, timeout=300)
     assert f"{source}: cannot list the cluster's Nodes" in flushed.stdout + flushed.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a private mount namespace needs root and unshare")
+def test_in_a_pod_the_inventory_lists_the_nodes_with_its_service_account(cluster, tmp_path):
+    # An AWX container group's pod: no kubeconfig and no K8S_AUTH_* variable, the service account's token and CA
+    # where a pod has them (a tmpfs over /run in a mount namespace of its own), the service's address in the
+    # environment (as test_k8s_apply_connections.py gives them to k8s_apply).
+    from test_k8s_apply_connections import clean_environment
+
+    cluster.kubectl_run("create", "serviceaccount", "inventory-job", "-n", "default")
+    cluster.kubectl_run("create", "clusterrole", "inventory-job", "--verb=get,list", "--resource=nodes")
+    cluster.kubectl_run("create", "clusterrolebinding", "inventory-job", "--clusterrole=inventory-job",
+                        "--serviceaccount=default:inventory-job")
+    try:
+        account = tmp_path / "account"
+        account.mkdir()
+        (account / "token").write_text(cluster.kubectl_run("create", "token", "inventory-job", "-n", "default")
+                                       .stdout.strip())
+        shutil.copy(cluster.workdir / "certs" / "apiserver.crt", account / "ca.crt")
+        (account / "namespace").write_text("default")
+        env = clean_environment(tmp_path, KUBERNETES_SERVICE_HOST="127.0.0.1", KUBERNETES_SERVICE_PORT=str(cluster.port))
+        source = inventory_file(tmp_path)
+        script = ("set -e; mount -t tmpfs tmpfs /run; mkdir -p /run/secrets/kubernetes.io/serviceaccount; "
+                  f"cp {account}/* /run/secrets/kubernetes.io/serviceaccount/; exec \"$@\"")
+        reported = json.loads(cluster.kubectl_run("get", "nodes", "-o", "json").stdout)["items"]
+        mark = cluster.audit_offset()
+        done = children.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh",
+                             str(pathlib.Path(sys.executable).with_name("ansible-inventory")), "-i", str(source),
+                             "--list"], env=env, timeout=120)
+        assert done.returncode == 0, done.stderr
+        listed = json.loads(done.stdout)
+        assert set(listed["_meta"]["hostvars"]) == {n["metadata"]["name"] for n in reported}
+        users = {(e.get("user") or {}).get("username") for e in cluster.audit_events(mark)
+                 if (e.get("objectRef") or {}).get("resource") == "nodes" and e.get("verb") == "list"}
+        assert users == {"system:serviceaccount:default:inventory-job"}
+    finally:
+        cluster.kubectl_run("delete", "clusterrolebinding", "inventory-job")
+        cluster.kubectl_run("delete", "clusterrole", "inventory-job")
+        cluster.kubectl_run("delete", "serviceaccount", "inventory-job", "-n", "default")
+    assert not os.path.exists("/run/secrets/kubernetes.io")   # nothing of it outside the namespace
