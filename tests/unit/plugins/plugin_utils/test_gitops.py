@@ -17,7 +17,7 @@ PRESET = {"apiVersion": "instancetype.kubevirt.io/v1beta1", "kind": "VirtualMach
           "metadata": {"name": "small"}}
 
 
-def annotations(obj):
+def annotations_of(obj):
     return obj["metadata"].get("annotations") or {}
 
 
@@ -27,15 +27,15 @@ def test_waves_follow_the_stages_and_namespaces_go_first():
     given = copy.deepcopy(stages)
     objects = tree(stages, annotate=True)
     assert stages == given   # the inputs are not changed
-    waves = {o["kind"]: int(annotations(o)[WAVE]) for o in objects}
+    waves = {o["kind"]: int(annotations_of(o)[WAVE]) for o in objects}
     assert waves["Namespace"] < waves["NodeNetworkConfigurationPolicy"] == waves["StorageClass"]
     assert waves["StorageClass"] < waves["KubeVirt"] == waves["Deployment"] < waves["VirtualMachineClusterInstancetype"]
-    assert annotations(next(o for o in objects if o["kind"] == "KubeVirt"))["mine"] == "x"   # kept
+    assert annotations_of(next(o for o in objects if o["kind"] == "KubeVirt"))["mine"] == "x"   # kept
 
 
 def test_only_custom_resources_skip_the_dry_run_of_a_kind_not_served_yet():
     objects = {o["kind"]: o for o in tree([("prerequisites", [NAMESPACE, POLICY, STORAGE, DEPLOYMENT, PRESET])], True)}
-    skipping = {kind for kind, obj in objects.items() if annotations(obj).get(SYNC_OPTIONS) == SKIP_DRY_RUN}
+    skipping = {kind for kind, obj in objects.items() if annotations_of(obj).get(SYNC_OPTIONS) == SKIP_DRY_RUN}
     assert skipping == {"NodeNetworkConfigurationPolicy", "VirtualMachineClusterInstancetype"}
 
 
