@@ -63,10 +63,22 @@ def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> 
     return apply, found, reason, problems
 
 
+def render_mode(values: t.Mapping[str, t.Any]) -> tuple[str, str]:
+    """The ownership mode render mode writes for, and why: site_mode, or for auto the operators source - through OLM
+    the site installs HCO, which builds the operands itself (standalone operands beside its HyperConverged would be
+    fought over); otherwise the site writes the operands."""
+    if values["mode"] != "auto":
+        return values["mode"], f"site_mode is {values['mode']}"
+    if values["operators_source"] == "olm":
+        return "hco", "site_mode auto and site_operators_source olm: the site installs HCO, which builds the operands"
+    return "standalone", (f"site_mode auto and site_operators_source {values['operators_source']}: the site writes "
+                          "the operands")
+
+
 def render_tree(values: t.Mapping[str, t.Any], plan: t.Any) -> list[dict[str, t.Any]]:
-    """What render mode writes: every object the cluster side would write in the site's mode (auto renders like
-    standalone), by stage, with the sync waves unless site_sync_waves is false."""
-    kubevirt = [plan.expanded["hyperconverged"]] if values["mode"] == "hco" else list(plan.render["operands"])
+    """What render mode writes: every object the cluster side would write in render_mode's mode, by stage, with the
+    sync waves unless site_sync_waves is false."""
+    kubevirt = [plan.expanded["hyperconverged"]] if render_mode(values)[0] == "hco" else list(plan.render["operands"])
     return tree([("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
                  ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
 
@@ -135,7 +147,9 @@ class ActionModule(ControllerAction):
         if errors:
             return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
+        rendered_for, rendered_why = render_mode(values)
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
+                  "render_mode": rendered_for, "render_mode_reason": rendered_why,
                   "nodes_from": live.source or "the inventory",
                   # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.
                   "removal_spec": removal_spec if values["state"] == "absent" else None,

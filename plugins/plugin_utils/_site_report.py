@@ -137,9 +137,13 @@ def report(run: Run) -> list[str]:
     warnings = (list((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or [])
                 + list(run.prereqs.get("warnings") or []) + list(run.kubevirt.get("warnings") or [])
                 + list(run.config.get("removal_kept") or []))
+    if not run.config.get("apply") and run.config.get("render_mode"):
+        out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
     out += [f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
             f"operands differing from what HCO builds: {len(run.kubevirt.get('operand_drift') or [])}",
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
-            _operands(run, run.kubevirt.get("mode") or run.run_mode or run.config.get("mode"))]
+            _operands(run, run.kubevirt.get("mode") or run.run_mode
+                      or (run.config.get("render_mode") if not run.config.get("apply") else None)
+                      or run.config.get("mode"))]
     return out

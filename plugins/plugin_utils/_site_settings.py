@@ -133,7 +133,8 @@ SETTINGS: tuple[Setting, ...] = (
             required=True, check=_version),
     Setting("site_release", "str", "1.20", "HCO release whose defaults are computed.", choices=("1.20", "1.14")),
     Setting("site_mode", "str", "auto", "hco writes the HyperConverged for HCO; standalone writes the operands; auto "
-            "picks hco where HCO runs (render mode treats auto as standalone).",
+            "picks hco where HCO runs (render mode: hco where site_operators_source is olm, which installs HCO; standalone "
+            "otherwise).",
             choices=("auto", "hco", "standalone")),
     Setting("site_hco_namespace", "str", "kubevirt-hyperconverged", "Namespace of the HyperConverged and its "
             "operands.", check=_dns_label),

@@ -85,3 +85,15 @@ def _contains(stored, rendered) -> bool:
         return isinstance(stored, list) and len(stored) == len(rendered) and all(
             _contains(s, r) for s, r in zip(stored, rendered))
     return stored == rendered
+
+
+def test_with_olm_the_tree_holds_the_hyperconverged_and_no_operand_beside_it(tmp_path):
+    # site_mode auto in render mode follows the operators source: through OLM the site installs HCO, which builds
+    # the operands, so the tree holds the HyperConverged and never standalone operands HCO would fight over.
+    out = tmp_path / "tree"
+    done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
+                        "-e", f"site_render_dir={out}", "-e", "site_operators_source=olm")
+    assert done.returncode == 0, done.stdout[-3000:]
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in out.glob("*.yaml")}
+    assert "HyperConverged" in kinds and not kinds & {"KubeVirt", "CDI", "NetworkAddonsConfig", "SSP"}
+    assert "rendered for hco mode: site_mode auto and site_operators_source olm" in done.stdout

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from ansible_collections.virtinfra.hyperconverged.plugins.action.site_settings import choose_mode
+from ansible_collections.virtinfra.hyperconverged.plugins.action.site_settings import choose_mode, render_mode
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 
 AWX = {"K8S_AUTH_HOST": "https://api.example:6443", "K8S_AUTH_API_KEY": "token"}
@@ -43,3 +43,12 @@ def test_the_pods_service_account_is_a_credential_for_apply_only(tmp_path, monke
     apply, found, reason, problems = choose_mode(values(action="apply"), pod)
     assert apply and "service account" in found and found in reason and problems == []
     assert choose_mode(values(), AWX)[1] == "K8S_AUTH_HOST and K8S_AUTH_API_KEY"   # a credential given wins
+
+
+def test_render_mode_auto_follows_the_operators_source_and_says_why():
+    # Through OLM the site installs HCO, which builds the operands: its HyperConverged, never operands beside it.
+    mode, why = render_mode({"mode": "auto", "operators_source": "olm"})
+    assert mode == "hco" and "site_operators_source olm" in why
+    for source in ("manifests", "none"):
+        assert render_mode({"mode": "auto", "operators_source": source})[0] == "standalone"
+    assert render_mode({"mode": "standalone", "operators_source": "olm"}) == ("standalone", "site_mode is standalone")

@@ -119,3 +119,11 @@ def test_the_swap_plan_of_many_nodes_is_one_line_by_size():
     line = next(item for item in out if item.startswith("swap plan: "))
     assert line == ("swap plan: kubelet-limited-swap; 500 node(s): 65536 MiB on vm-001, vm-002, vm-004 and 330 more; "
                     "131072 MiB on vm-000, vm-003, vm-006 and 164 more")
+
+
+def test_render_mode_says_which_mode_it_rendered_for_and_why():
+    config = {**APPLY, "apply": False, "mode": "auto", "render_mode": "hco",
+              "render_mode_reason": "site_mode auto and site_operators_source olm: the site installs HCO"}
+    out = report(Run(config=config, operands=OPERANDS, written={"files": ["a.yaml"], "written": [], "removed": []}))
+    assert "rendered for hco mode: site_mode auto and site_operators_source olm: the site installs HCO" in out
+    assert out[-1].startswith("operands (built by HCO): ")
