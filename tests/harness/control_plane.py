@@ -452,8 +452,11 @@ def fake_node(name: str, *, labels: t.Mapping[str, str] | None = None, taints: t
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "annotations": {KWOK_ANNOTATION: "fake"},
+                     # The labels a kubelet registers with (kwok adds the beta ones later where they are missing:
+                     # a test reading the Node twice would see it change).
                      "labels": {"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
-                                "kubernetes.io/arch": architecture, "type": "kwok", **(labels or {})}},
+                                "kubernetes.io/arch": architecture, "beta.kubernetes.io/os": "linux",
+                                "beta.kubernetes.io/arch": architecture, "type": "kwok", **(labels or {})}},
         "spec": {"taints": [dict(taint) for taint in taints]} if taints else {},
         "status": {"capacity": resources, "allocatable": resources,
                    "addresses": [{"type": "InternalIP", "address": address or "192.0.2.1"},
