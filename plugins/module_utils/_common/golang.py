@@ -178,7 +178,7 @@ def _go_suffix(suffix: str) -> tuple[int, int, str]:
     raise ValueError(f"unable to parse quantity's suffix {suffix!r}")
 
 
-def _kept_as_written(positive: bool, num: str, denom: str, exponent: int, fmt: str) -> bool | None:
+def _kept_as_written(num: str, denom: str, exponent: int, fmt: str) -> bool | None:
     """ParseQuantity's fast path: True where it keeps the text as written (already canonical), False where it
     computes the value in an int64, None where it falls back to the exact decimal (which rounds and caps)."""
     if fmt == "BinarySI":
@@ -198,7 +198,6 @@ def _kept_as_written(positive: bool, num: str, denom: str, exponent: int, fmt: s
     value = int(shifted)
     if value * mantissa > _MAX_INT64:   # int64Multiply overflowed
         return None
-    del positive  # the sign is kept in the text either way
     if fmt == "BinarySI":
         return exponent % 10 == 0 and value & 0x07 != 0
     return scale % 3 == 0 and not shifted.endswith("000") and shifted[0] != "0"
@@ -222,7 +221,7 @@ def canonical_quantity(value: t.Any) -> str:
         return text
     positive, written, num, denom, suffix = _go_quantity_string(text)
     base, exponent, fmt = _go_suffix(suffix)
-    if _kept_as_written(positive, num, denom, exponent, fmt):
+    if _kept_as_written(num, denom, exponent, fmt):   # the sign stays in the text either way
         return text
     with localcontext() as ctx:
         ctx.prec = 200
