@@ -19,7 +19,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
     connect,
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import connection_used
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles, catalog
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
@@ -70,15 +70,18 @@ class ActionModule(ControllerAction):
             channel=args["channel"], placement=plain(args["placement"]), adopt=args["adopt"],
             check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]),
             skip=frozenset((str(o.get("kind")), str((o.get("metadata") or {}).get("namespace") or ""),
-                            str((o.get("metadata") or {}).get("name"))) for o in objects))
+                            str((o.get("metadata") or {}).get("name"))) for o in objects),
+            instances=tuple(o for o in objects if o.get("kind") in catalog.INSTANCE_KINDS))
         if not keys:
             return {"changed": False, "plan": [], "applied": [], "waited": [], "notes": [
                 "no operator to install: the objects given are served by none this collection installs"]}
+        # What the stage writes as an operator's instance, for the site to leave out of the prerequisites it applies.
+        instances = [made for op in settings.chosen() if (made := bundles.instance(settings, op)) is not None]
         connection = None
         try:
             connection = connect(args)
             return {**run(connection, settings, fetch, lambda line: display.display(f"[operators] {line}")),
-                    "connection": connection_used(connection)}
+                    "instances": instances, "connection": connection_used(connection)}
         except Failed as exc:
             return {"failed": True, "msg": str(exc), **exc.result, "connection": connection_used(connection)}
         except KubeError as exc:

@@ -14,9 +14,12 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.bundles import Rendered
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import tree
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
@@ -75,11 +78,17 @@ def render_mode(values: t.Mapping[str, t.Any]) -> tuple[str, str]:
                           "the operands")
 
 
-def render_tree(values: t.Mapping[str, t.Any], plan: t.Any) -> list[dict[str, t.Any]]:
+def site_objects(plan: t.Any) -> list[dict[str, t.Any]]:
+    """What decides the operators the site needs (site.yml's operators_objects)."""
+    return [*plan.prereqs["objects"], *plan.render["operands"], *(plan.expanded.get("objects") or [])]
+
+
+def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered) -> list[dict[str, t.Any]]:
     """What render mode writes: every object the cluster side would write in render_mode's mode, by stage, with the
     sync waves unless site_sync_waves is false."""
     kubevirt = [plan.expanded["hyperconverged"]] if render_mode(values)[0] == "hco" else list(plan.render["operands"])
-    return tree([("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
+    return tree([("operators", operators.operators), ("instances", operators.instances),
+                 ("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
                  ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
 
 
@@ -143,6 +152,11 @@ class ActionModule(ControllerAction):
         refused = {variable(problem) for problem in errors}
         plan = site_plan(values, hyperconverged, prereqs_spec, removal_spec, hosts, refused)
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
+        # Render mode's operators, every release file read and checked here, before any file is written (apply
+        # mode's operators stage does it before its first write).
+        operators = (site_operators.rendered(values, plan.hyperconverged or {}, site_objects(plan), fetch)
+                     if not apply and not errors else Rendered((), (), (), ()))
+        errors += operators.problems
         sources = site_values.effective_sources(settings)
         if errors:
             return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
@@ -167,7 +181,8 @@ class ActionModule(ControllerAction):
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
         if not apply:
-            result["tree"] = render_tree(values, plan)
+            result["tree"] = render_tree(values, plan, operators)
+            result["operators"] = {"lines": list(operators.lines), "notes": list(operators.notes)}
         if live.requests:
             result["requests"] = live.requests
         warnings = [*live.warnings, *node_warnings, *plan.warnings]

@@ -28,6 +28,10 @@ description:
   - B(OLM) - Namespace, OperatorGroup and Subscription (apply set C(virtinfra-operators-olm)) with the operator pods'
     placement in C(spec.config), which OLM reads only when it installs. HCO's package stands for the KubeVirt family
     (C(kubevirt-hyperconverged) in C(openshift-cnv) on OpenShift, C(community-kubevirt-hyperconverged) elsewhere).
+  - B(Instances) - an operator that serves the kinds a site writes only once an instance of it exists
+    (kubernetes-nmstate deploys its handler and the policy kinds for the C(NMState) named C(nmstate)) gets it in
+    its own apply set, as O(objects) gives it (the site's C(NMState) with its DNS probe) or bare, and the run waits
+    for it to be C(Available) and for the kinds it brings to be served.
     With O(approval=Manual) the run approves exactly the InstallPlan of the CSV in O(csvs) - the pinned
     C(startingCSV), or on an upgrade the next minor release - never one that goes past it. Then it waits for the CSV
     to be C(Succeeded) and the CRDs it owns to be Established.
@@ -227,6 +231,12 @@ notes:
   returned: always
   type: list
   elements: str
+instances:
+  description: The instances written with their operators (see the description); a caller that also writes them
+    (the site's node prerequisites) leaves them out.
+  returned: with state present and operators to install
+  type: list
+  elements: dict
 problems:
   description: Every problem that refused the run before its first write.
   returned: failure

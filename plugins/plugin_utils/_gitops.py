@@ -19,7 +19,9 @@ WAVE = "argocd.argoproj.io/sync-wave"
 SYNC_OPTIONS = "argocd.argoproj.io/sync-options"
 SKIP_DRY_RUN = "SkipDryRunOnMissingResource=true"
 # The stages in the order a cluster receives them, each with its wave; a Namespace goes first whatever its stage.
-WAVES: dict[str, int] = {"namespaces": -3, "prerequisites": 0, "kubevirt": 1, "presets": 2}
+# The operators come before the instances they need to serve the site's kinds (kubernetes-nmstate's NMState).
+WAVES: dict[str, int] = {"namespaces": -3, "operators": -2, "instances": -1, "prerequisites": 0, "kubevirt": 1,
+                         "presets": 2}
 # Kubernetes' own API groups (what an API server serves without any CRD): their kinds never miss.
 BUILT_IN_GROUPS = frozenset({
     "", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "autoscaling", "batch", "certificates.k8s.io",

@@ -84,6 +84,11 @@ def _operators(run: Run) -> str:
         return "the run stopped before them"
     if run.config.get("operators_source") == "none":
         return "not managed by the site (site_operators_source none)"
+    planned = run.results.get("site_settings")
+    rendered = planned.get("operators") if isinstance(planned, t.Mapping) else None
+    if not run.config.get("apply") and isinstance(rendered, t.Mapping):
+        return "in the tree, before what they serve: " + "; ".join(
+            list(rendered.get("lines") or []) + list(rendered.get("notes") or []))
     return "not reached" if run.config.get("apply") else "not run in render mode"
 
 

@@ -17,6 +17,7 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.catalog import HCO_PACKAGES
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import type_name
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import BY_NAME, INTERNAL, SETTINGS, Setting
 
@@ -210,6 +211,12 @@ def _consistency(values: dict[str, t.Any], given: set[str]) -> list[str]:
                       "dedicated migration network")
     if values["vm_networks"] and not values["vm_bridge_nic"]:
         errors.append("site_vm_networks: set without site_vm_bridge_nic, the NIC of the bridge they attach to")
+    hco_package = HCO_PACKAGES["openshift"]
+    if (values["operators_source"] == "olm" and values["platform"] == "openshift"
+            and values["hco_namespace"] != hco_package[1]):
+        errors.append(f"site_hco_namespace: {values['hco_namespace']!r}, but through OLM on OpenShift HCO "
+                      f"({hco_package[0]}) runs in {hco_package[1]} and reconciles a HyperConverged there only; set "
+                      f"site_hco_namespace: {hco_package[1]}")
     spec = values["hyperconverged_spec"]
     # The migration NIC makes the prerequisites set liveMigrationConfig.network to their own NAD.
     for short, path in (*SPEC_PATHS.items(), ("migration_nic", ("liveMigrationConfig", "network"))):

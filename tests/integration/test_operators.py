@@ -138,6 +138,29 @@ class FakeVirtOperator(StandIn):
                                       body={"status": status}, content_type=MERGE)
 
 
+class FakeNMStateOperator(StandIn):
+    """Stands in for kubernetes-nmstate's operator, which does not run here: once its Deployment is rolled out (by
+    the real controllers), marks each NMState Available, as the operator does when its handler runs. The policy kinds
+    the handler brings are the harness's real CRDs, served from the start."""
+
+    def __init__(self, conn: Connection) -> None:
+        super().__init__()
+        self.conn = conn
+
+    def tick(self) -> None:
+        deployments = (get(self.conn, "/apis/apps/v1/deployments") or {}).get("items") or []
+        if not any(d["metadata"]["name"] == "nmstate-operator"
+                   and (d.get("status") or {}).get("availableReplicas", 0) >= d["spec"].get("replicas", 1)
+                   for d in deployments):
+            return
+        for item in (get(self.conn, "/apis/nmstate.io/v1/nmstates") or {}).get("items") or []:
+            if not any(c.get("type") == "Available" for c in (item.get("status") or {}).get("conditions") or []):
+                status = {"conditions": [{"type": "Available", "status": "True", "reason": "SuccessfullyDeployed",
+                                          "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""}]}
+                self.conn.request("PATCH", f"/apis/nmstate.io/v1/nmstates/{item['metadata']['name']}/status",
+                                  body={"status": status}, content_type=MERGE)
+
+
 def manifests_settings(root: pathlib.Path, namespace: str, **extra: t.Any) -> Settings:
     extra.setdefault("operators", ("kubevirt",))
     return Settings(source="manifests", platform="kubernetes", release="1.20", namespace=namespace,

@@ -7,7 +7,7 @@
 The release files are written by the test in the shape of upstream's (Namespace, RBAC, the operator Deployment);
 the CRDs are the real ones the harness installs. The operators' Deployments are rolled out by the real
 kube-controller-manager and kube-scheduler onto kwok's nodes; virt-operator, which cannot run here, is stood in for by
-FakeVirtOperator (the KubeVirt CR's status).
+FakeVirtOperator (the KubeVirt CR's status), and kubernetes-nmstate's operator by FakeNMStateOperator (the NMState's).
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ import pathlib
 
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
-from test_operators import FakeVirtOperator, connect, get, write_release
+from test_operators import FakeNMStateOperator, FakeVirtOperator, connect, get, write_release
 from test_site import site
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, applyset_id
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
 
 VERSIONS = {"migration": "v0.1.0", "filerestore": "v0.1.0"}
@@ -56,13 +57,15 @@ def site_with_operators(plane, root: pathlib.Path, *extra: str):
     # (SR-IOV) and need cert-manager (hostpath-provisioner), neither of which this server has.
     settings = {"site_operators_source": "manifests", "site_operators_manifests_dir": str(root),
                 "site_operators_versions": VERSIONS, "site_sriov_nic": "", "site_hpp_pools": []}
-    controllers = FakeVirtOperator(connect(plane), None)
-    controllers.start()
+    stand_ins = [FakeVirtOperator(connect(plane), None), FakeNMStateOperator(connect(plane))]
+    for stand_in in stand_ins:
+        stand_in.start()
     try:
         return site(plane, "-e", json.dumps(settings), *extra)
     finally:
-        controllers.stop.set()
-        controllers.join()
+        for stand_in in stand_ins:
+            stand_in.stop.set()
+            stand_in.join()
 
 
 def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluster, tmp_path):
@@ -75,6 +78,7 @@ def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluste
     assert "[operators] KubeVirt (virt-operator): install v1.9.0 (check mode: nothing is written)" in check.stdout
     assert "the node prerequisites and KubeVirt are checked once the operators run" in check.stdout
     assert server_writes(plane, mark) == []
+    start = plane.audit_offset()
     first = site_with_operators(plane, root)
     assert first.returncode == 0, first.stdout + first.stderr
     conn = connect(plane)
@@ -84,6 +88,15 @@ def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluste
     assert get(conn, "/apis/kubevirt.io/v1/namespaces/kubevirt-hyperconverged/kubevirts") is not None
     assert "[operators] KubeVirt (virt-operator): install v1.9.0" in first.stdout
     assert "operators: KubeVirt (virt-operator): install v1.9.0; CDI (cdi-operator): install v1.66.0" in first.stdout
+    # kubernetes-nmstate serves the policies only once an NMState exists: the operators stage wrote it, in the
+    # operator's apply set, and waited for it before the prerequisites wrote the bridge's policy.
+    nmstate = get(conn, "/apis/nmstate.io/v1/nmstates/nmstate")
+    assert nmstate is not None
+    assert nmstate["metadata"]["labels"][PART_OF_LABEL] == applyset_id("virtinfra-operator-nmstate", "nmstate")
+    writes = [(e["objectRef"]["resource"], e["objectRef"].get("name")) for e in server_writes(plane, start)
+              if e["verb"] in ("create", "patch") and (e.get("objectRef") or {}).get("apiGroup") == "nmstate.io"]
+    policies = [i for i, (resource, _name) in enumerate(writes) if resource == "nodenetworkconfigurationpolicies"]
+    assert policies and writes.index(("nmstates", "nmstate")) < policies[0], writes
 
     mark = plane.audit_offset()
     again = site_with_operators(plane, root)

@@ -16,7 +16,7 @@ import typing as t
 
 from .._k8s.readiness import Verdict, condition, ready
 from .._k8s.waiting import WaitFailed
-from . import catalog, manifests, running
+from . import bundles, catalog, readiness, running
 from .context import Context, Failed
 from .plan import Step, plan, target_versions
 
@@ -24,30 +24,12 @@ APPLY_SET = "virtinfra-operator-{key}"
 
 
 def _bundle(ctx: Context, op: catalog.Operator, version: str, problems: list[str]) -> list[dict[str, t.Any]]:
-    settings = ctx.settings
-    found, problem = manifests.sources(op, version, settings.manifests_dir, settings.manifests_url)
-    if problem:
-        problems.append(problem)
-        return []
-    objects: list[dict[str, t.Any]] = []
-    for source in found:
-        try:
-            content = ctx.fetch(source.location)
-        except Exception as exc:  # the fetcher's own errors (HTTP, OS) name the file; all are reported together
-            problems.append(f"{op.title}: {exc}")
-            continue
-        bad = manifests.checksum_problem(source, content, settings.checksums.get(source.key))
-        parsed, unparsed = manifests.parse(source, content)
-        if bad or unparsed:
-            problems.append(t.cast(str, bad or unparsed))
-            continue
-        objects += parsed
-    home = settings.home(op)
-    placed, notes = manifests.place(op, objects, settings.namespace, settings.skip)
-    if not any(o.get("kind") == "Namespace" and o["metadata"].get("name") == home for o in placed):
-        placed.insert(0, {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": home}})
+    placed, bad, notes = bundles.release_objects(ctx.settings, op, version, ctx.fetch)
+    problems += bad
     ctx.notes.extend(notes)
-    return placed
+    made = bundles.instance(ctx.settings, op)
+    # In the same apply: the applier writes the operator's CRDs, waits until they are served, then the instance.
+    return placed + ([made] if made else [])
 
 
 def install(ctx: Context) -> dict[str, t.Any]:
@@ -88,6 +70,9 @@ def _await(ctx: Context, op: catalog.Operator, step: Step, objects: t.Sequence[d
         for obj in objects:
             if obj.get("kind") in ("Deployment", "DaemonSet", "StatefulSet", "CustomResourceDefinition"):
                 _await_object(ctx, obj)
+        made = bundles.instance(ctx.settings, op)
+        if op.instance is not None and made is not None:
+            readiness.await_instance(ctx, op.instance, made["metadata"]["name"])
         if step.action == "upgrade":
             _await_operand(ctx, op, step.target)
     except WaitFailed as exc:

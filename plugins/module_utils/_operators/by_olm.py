@@ -14,28 +14,11 @@ import typing as t
 from .._k8s.model import FIELD_MANAGER
 from .._k8s.readiness import Verdict, condition, csv_phase
 from .._k8s.waiting import WaitFailed
-from .._prereqs import olm as prereqs_olm
-from .._prereqs.common import PrerequisiteError
-from . import olm, running, versions
+from . import bundles, olm, readiness, running, versions
 from .context import Context, Failed
 
 APPLY_SET = "virtinfra-operators-olm"
 OLM = "/apis/operators.coreos.com/v1alpha1/namespaces/{namespace}/{plural}"
-
-
-def _subscriptions(ctx: Context, wants: t.Sequence[olm.Wanted]) -> dict[str, t.Any]:
-    settings = ctx.settings
-    source, source_namespace = olm.CATALOGS[settings.platform]
-    entries = []
-    for want in wants:
-        entry: dict[str, t.Any] = {
-            "name": want.package, "namespace": want.namespace, "channel": settings.channel,
-            "source": settings.catalog_source or source, "source_namespace": settings.catalog_namespace or source_namespace,
-            "install_plan_approval": settings.approval, "config": dict(settings.placement)}
-        if want.csv:
-            entry["starting_csv"] = want.csv
-        entries.append(entry)
-    return {"subscriptions": entries}
 
 
 def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dict[str, str | None], list[str]]:
@@ -61,20 +44,21 @@ def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dic
 
 def install(ctx: Context) -> dict[str, t.Any]:
     settings = ctx.settings
-    wants, problems = olm.wanted(settings.chosen(), settings.platform, settings.csvs, settings.namespace)
-    objects: list[dict[str, t.Any]] = []
-    try:
-        computed = prereqs_olm.plan(_subscriptions(ctx, wants))
-        objects, warnings = computed["objects"], computed["warnings"]
-        ctx.notes.extend(warnings)
-    except PrerequisiteError as exc:
-        problems += [str(e) for e in exc.errors]
+    through = bundles.through_olm(settings)
+    wants, problems = list(through.wants), list(through.problems)
+    ctx.notes.extend(through.warnings)
     checked, allowed, installs = _checks(ctx, wants)
     problems += checked
     lines = [f"{w.package} in {w.namespace}: {w.csv or 'the channel ' + settings.channel + ' head'}" for w in wants]
     if problems:
         ctx.refuse(problems, plan=lines, installs=installs)
-    ctx.apply(APPLY_SET, objects, wants[0].namespace if wants else settings.namespace)
+    # An instance whose kind is not served yet follows its operator's CSV, in a second apply of the same set (the
+    # first run's; later runs find the kind served and write it in the first, so it is never pruned between the two).
+    instances = [(op.instance, made) for op in settings.chosen()
+                 if op.instance is not None and (made := bundles.instance(settings, op)) is not None]
+    served = [made for wanted, made in instances if ctx.discovery.find(wanted.api_version, wanted.kind) is not None]
+    namespace = wants[0].namespace if wants else settings.namespace
+    ctx.apply(APPLY_SET, [*through.objects, *served], namespace)
     if settings.check_mode:
         return ctx.result(plan=lines, approved=[], installs=installs)
     approved: list[str] = []
@@ -86,6 +70,10 @@ def install(ctx: Context) -> dict[str, t.Any]:
             ctx.waiter.until(f"Subscription {want.namespace}/{want.package} to install {want.csv or 'its CSV'}",
                              probe)
             _await_apis(ctx, want)
+        if len(served) < len(instances):
+            ctx.apply(APPLY_SET, [*through.objects, *(made for _wanted, made in instances)], namespace)
+        for wanted, made in instances:
+            readiness.await_instance(ctx, wanted, made["metadata"]["name"])
     except WaitFailed as exc:
         raise Failed(str(exc), ctx.result(plan=lines, approved=approved, installs=installs)) from None
     return ctx.result(plan=lines, approved=approved, installs=installs)

@@ -28,6 +28,16 @@ class Operand:
 
 
 @dataclasses.dataclass(frozen=True)
+class Instance:
+    """The object an operator needs before it serves the kinds the site writes, and those kinds."""
+
+    api_version: str
+    kind: str
+    name: str
+    serves: tuple[tuple[str, str], ...]   # (apiVersion, kind) served once the instance runs
+
+
+@dataclasses.dataclass(frozen=True)
 class Operator:
     key: str
     title: str
@@ -40,6 +50,7 @@ class Operator:
     operand: Operand | None
     packages: t.Mapping[str, tuple[str, str]]   # platform -> (OLM package, namespace)
     needs: tuple[tuple[str, str], ...] = ()     # (apiVersion/kind, what provides it) served before it can run
+    instance: Instance | None = None
 
 
 OPERATORS: tuple[Operator, ...] = (
@@ -77,7 +88,12 @@ OPERATORS: tuple[Operator, ...] = (
              ("nmstate.io_nmstates.yaml", "namespace.yaml", "service_account.yaml", "role.yaml", "role_binding.yaml",
               "operator.yaml"), GITHUB.format(repo="nmstate/kubernetes-nmstate"), "nmstate", False,
              Operand("nmstate.io/v1", "NMState", None),
-             {"openshift": ("kubernetes-nmstate-operator", "openshift-nmstate")}),
+             {"openshift": ("kubernetes-nmstate-operator", "openshift-nmstate")},
+             # The operator deploys its handler and the policy kinds only once an NMState named nmstate exists, and
+             # reports it Available then (kubernetes-nmstate's install steps: operator, NMState nmstate, wait for
+             # condition=Available).
+             instance=Instance("nmstate.io/v1", "NMState", "nmstate",
+                               (("nmstate.io/v1", "NodeNetworkConfigurationPolicy"),))),
     # Helm chart or OLM only upstream.
     Operator("sriov", "sriov-network-operator", frozenset({"sriovnetwork.openshift.io"}), "sriov-network-operator",
              (), "", "sriov-network-operator", False, None,
@@ -85,8 +101,11 @@ OPERATORS: tuple[Operator, ...] = (
 )
 
 BY_KEY: dict[str, Operator] = {op.key: op for op in OPERATORS}
-# Through OLM, HCO installs the KubeVirt family itself; its package takes their place.
-HCO_FAMILY = frozenset({"kubevirt", "cdi", "cnao", "ssp", "aaq", "migration", "filerestore"})
+INSTANCE_KINDS = frozenset(op.instance.kind for op in OPERATORS if op.instance is not None)
+# Through OLM, HCO's package installs the KubeVirt family and takes their place; its CSV also runs the
+# hostpath-provisioner-operator (HCO pins it in hack/config as HPPO_VERSION; OpenShift Virtualization ships HPP in
+# openshift-cnv), whose HostPathProvisioner stays the site's to write.
+HCO_FAMILY = frozenset({"kubevirt", "cdi", "cnao", "ssp", "aaq", "migration", "filerestore", "hpp"})
 HCO_PACKAGES: dict[str, tuple[str, str]] = {
     "openshift": ("kubevirt-hyperconverged", "openshift-cnv"),
     "kubernetes": ("community-kubevirt-hyperconverged", "kubevirt-hyperconverged"),

@@ -19,6 +19,7 @@ import os
 import typing as t
 
 from .._k8s.manifests import objects_of
+from .._k8s.parse import parse as input_stage
 from .catalog import Operator
 
 
@@ -63,19 +64,30 @@ def checksum_problem(source: Source, content: bytes, expected: str | None) -> st
     return None
 
 
-def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], str | None]:
+def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[str]]:
+    """The file's objects, or every problem of it, each naming the file and the document: checked as the apply's
+    first stage checks its input, so a file that is no release manifest is refused before any operator is written."""
     try:
         objects = objects_of(source.location, content.decode("utf-8"))
     except UnicodeDecodeError:
-        return [], f"{source.location}: is not UTF-8 text"
+        return [], [f"{source.location}: is not UTF-8 text"]
     except ValueError as exc:
-        return [], f"{source.location}: {exc}"
-    bad = [i for i, o in enumerate(objects) if not isinstance(o, dict) or not o.get("kind")]
-    if bad:
-        return [], f"{source.location}: object {bad[0] + 1} is not a Kubernetes object (no kind)"
-    return objects, None
+        return [], [f"{source.location}: {exc}"]
+    problems = []
+    for index, obj in enumerate(objects):
+        where = f"{source.location}: object {index + 1}"
+        if isinstance(obj, dict) and str(obj.get("apiVersion", "")).startswith(KUSTOMIZE_GROUP + "/"):
+            problems.append(f"{where}: is a kustomize {obj.get('kind')}, not a Kubernetes object; remove the file "
+                            "from the release files' directory (every *.yaml there is applied)")
+    if problems:
+        return [], problems
+    _items, refused = input_stage(objects, [f"{source.location}: object {i + 1}" for i in range(len(objects))])
+    if refused:
+        return [], [f"{p.object}: {p.path + ': ' if p.path else ''}{p.message}" for p in refused]
+    return objects, []
 
 
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
 # Kinds without a namespace (as the API server defines them); everything else is namespaced.
 CLUSTER_KINDS = frozenset({
     "Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "StorageClass",

@@ -29,6 +29,8 @@ class Settings:
     manifests_url: str = ""
     checksums: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
     skip: frozenset[tuple[str, str, str]] = frozenset()   # (kind, namespace, name) the operands' apply set writes
+    # The site's own objects of an operator's instance kind (catalog.Instance): the instance is written as given.
+    instances: tuple[t.Mapping[str, t.Any], ...] = ()
     approval: t.Literal["Automatic", "Manual"] = "Automatic"
     csvs: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
     catalog_source: str = ""

@@ -47,12 +47,31 @@ def test_checksums():
 
 def test_parse_names_the_file_and_line():
     source = Source("k/f.yaml", "/x/f.yaml")
-    objects, problem = parse(source, b"kind: A\n---\nkind: B\n")
-    assert [o["kind"] for o in objects] == ["A", "B"] and problem is None
-    _found, problem = parse(source, b"kind: [\n")
-    assert problem is not None and problem.startswith("/x/f.yaml: is not valid YAML") and "line" in problem
-    _found, problem = parse(source, b"- 1\n")
-    assert "not a Kubernetes object" in (problem or "")
+    objects, problems = parse(source, b"apiVersion: v1\nkind: A\nmetadata: {name: a}\n---\n"
+                                      b"apiVersion: v1\nkind: B\nmetadata: {name: b}\n")
+    assert [o["kind"] for o in objects] == ["A", "B"] and problems == []
+    _found, problems = parse(source, b"kind: [\n")
+    assert len(problems) == 1 and problems[0].startswith("/x/f.yaml: is not valid YAML") and "line" in problems[0]
+    _found, problems = parse(source, b"- 1\n")
+    assert problems == ["/x/f.yaml: object 1: must be a mapping"]
+
+
+def test_parse_refuses_what_the_apply_would_refuse_naming_file_and_object():
+    """Every problem of the file at once, each as the apply's own input stage words it, before anything is written."""
+    source = Source("m/x.yaml", "/rel/x.yaml")
+    _found, problems = parse(source, b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\n"
+                                     b"apiVersion: v1\nkind: ConfigMap\nmetadata: {}\n---\nkind: Secret\n")
+    assert problems == ["/rel/x.yaml: object 2: metadata.name: required value",
+                        "/rel/x.yaml: object 3: apiVersion: required value",
+                        "/rel/x.yaml: object 3: metadata.name: required value"]
+
+
+def test_parse_names_a_kustomization_left_among_the_release_files():
+    source = Source("migration/kustomization.yaml", "/rel/migration/v1/kustomization.yaml")
+    _found, problems = parse(source, b"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                                     b"resources: [a.yaml]\n")
+    assert len(problems) == 1
+    assert problems[0].startswith("/rel/migration/v1/kustomization.yaml: object 1: is a kustomize Kustomization")
 
 
 def test_place_moves_a_colocated_operator_and_every_reference_to_its_namespace():
