@@ -17,8 +17,8 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operator
 
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
 # The operators stage's option names in its problems (not inside a path or a longer name).
-OPTION = re.compile(r"(?<![\w./-])(?:operators_(?:versions|checksums|csvs|manifests_dir|manifests_url)|manifests_dir|"
-                    r"manifests_url)\b")
+OPTION = re.compile(r"(?<![\w./-])(?:operators_(?:source|versions|checksums|csvs|manifests_dir|manifests_url)|"
+                    r"manifests_dir|manifests_url)\b")
 
 
 def settings_of(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any],

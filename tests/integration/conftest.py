@@ -94,6 +94,13 @@ def empty_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[Contro
 
 
 @pytest.fixture(scope="module")
+def second_empty_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
+    """Another cluster like empty_cluster, for tests that compare two clusters made two ways."""
+    with _running_control_plane(tmp_path_factory, controllers=True, nodes=EXAMPLE_NODES) as plane:
+        yield plane
+
+
+@pytest.fixture(scope="module")
 def large_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
     """A cluster of 500 kwok nodes in two pools (harness/node_pools.py), for the scale tests."""
     with _running_control_plane(tmp_path_factory, controllers=True, nodes=pools(500)) as plane:

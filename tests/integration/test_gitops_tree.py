@@ -3,8 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Render mode's tree as a GitOps controller takes it: ``kubectl kustomize`` of the directory yields exactly the
 rendered objects, for the example inventory and every topology, and applying it wave by wave (Argo CD's order) with
-``kubectl apply --server-side`` on the real API server stores each object as rendered. No operator runs here: the
-tree holds no operator yet, and the custom resources are stored as the API server stores them."""
+``kubectl apply --server-side`` on the real API server stores each object as rendered; and a cluster synced from the
+tree holds what a cluster the site applied holds, operators included."""
 
 from __future__ import annotations
 
@@ -16,7 +16,11 @@ import pytest
 import yaml
 from harness.control_plane import build
 from test_render_playbook import ROOT, run_playbook
+from test_site_operators import operator_settings, operators_stood_in, release_dir, site_with_operators
 from test_topologies import TOPOLOGIES
+
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import FINGERPRINT_ANNOTATION
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import MANAGED_BY_LABEL
 
 INVENTORIES = [ROOT / "examples" / "inventory" / "hosts.yml", *sorted(TOPOLOGIES.glob("*.yml"))]
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -87,13 +91,168 @@ def _contains(stored, rendered) -> bool:
     return stored == rendered
 
 
-def test_with_olm_the_tree_holds_the_hyperconverged_and_no_operand_beside_it(tmp_path):
-    # site_mode auto in render mode follows the operators source: through OLM the site installs HCO, which builds
-    # the operands, so the tree holds the HyperConverged and never standalone operands HCO would fight over.
+def test_with_olm_the_tree_holds_the_subscriptions_and_the_hyperconverged_and_no_operand_beside_it(tmp_path):
+    # Through OLM the site installs HCO, which builds the operands, so the tree holds the HyperConverged and never
+    # standalone operands HCO would fight over; the Subscriptions come first, then kubernetes-nmstate's NMState, then
+    # what they serve.
+    out = tmp_path / "tree"
+    done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / "compact-openshift.yml"),
+                        "-e", f"site_render_dir={out}", "-e", "site_operators_source=olm",
+                        "-e", "site_hco_namespace=openshift-cnv")
+    assert done.returncode == 0, done.stdout[-3000:]
+    objects = [yaml.safe_load(p.read_text()) for p in out.glob("*.yaml") if p.name != "kustomization.yaml"]
+    kinds = {o["kind"] for o in objects}
+    assert "HyperConverged" in kinds and not kinds & {"KubeVirt", "CDI", "NetworkAddonsConfig", "SSP"}
+    waves = {(o["kind"], o["metadata"]["name"]): int(o["metadata"]["annotations"][WAVE]) for o in objects}
+    assert {n for (k, n) in waves if k == "Subscription"} == {
+        "kubevirt-hyperconverged", "kubernetes-nmstate-operator", "sriov-network-operator"}
+    assert {w for (k, _n), w in waves.items() if k in ("Subscription", "OperatorGroup")} == {-2}
+    assert waves[("NMState", "nmstate")] == -1
+    assert min(w for (k, _n), w in waves.items() if k in ("NodeNetworkConfigurationPolicy", "SriovNetworkNodePolicy",
+                                                          "HyperConverged")) >= 0
+    groups = [o for o in objects if o["kind"] == "OperatorGroup"]
+    assert len(groups) == 3 and all(g["spec"]["targetNamespaces"] == [g["metadata"]["namespace"]] for g in groups)
+    assert "operators: in the tree, before what they serve: Subscription openshift-cnv/kubevirt-hyperconverged" \
+        in done.stdout
+
+
+def test_auto_mode_follows_olm_and_operators_without_a_package_are_named_before_any_file(tmp_path):
     out = tmp_path / "tree"
     done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
                         "-e", f"site_render_dir={out}", "-e", "site_operators_source=olm")
+    assert done.returncode != 0 and not out.exists()
+    for title in ("kubernetes-nmstate", "sriov-network-operator"):
+        assert (f"{title}: no OLM package of it is known on kubernetes; install it with its release manifests "
+                "(site_operators_source: manifests) or by hand") in done.stdout
+    # Without the bridge and SR-IOV, site_mode auto follows the operators source: HCO builds the operands.
+    done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
+                        "-e", f"site_render_dir={out}", "-e", "site_operators_source=olm",
+                        "-e", '{"site_vm_bridge_nic": "", "site_vm_networks": [], "site_sriov_nic": ""}')
     assert done.returncode == 0, done.stdout[-3000:]
-    kinds = {yaml.safe_load(p.read_text())["kind"] for p in out.glob("*.yaml")}
-    assert "HyperConverged" in kinds and not kinds & {"KubeVirt", "CDI", "NetworkAddonsConfig", "SSP"}
+    kinds = {yaml.safe_load(p.read_text())["kind"] for p in out.glob("*.yaml") if p.name != "kustomization.yaml"}
+    assert "HyperConverged" in kinds and "Subscription" in kinds and not kinds & {"KubeVirt", "CDI", "SSP"}
     assert "rendered for hco mode: site_mode auto and site_operators_source olm" in done.stdout
+
+
+def test_a_broken_release_file_fails_the_render_naming_it_before_any_file(tmp_path):
+    root = release_dir(tmp_path / "releases")
+    stray = root / "migration" / "v0.1.0" / "kustomization.yaml"
+    stray.write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [operator.yaml]\n")
+    cdi = root / "cdi" / "v1.66.0" / "cdi-operator.yaml"
+    cdi.write_text("kind: Deployment\nmetadata: {}\n")
+    out = tmp_path / "tree"
+    out.mkdir()
+    (out / "mine.txt").write_text("a person's file")
+    done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
+                        "-e", f"site_render_dir={out}", "-e", json.dumps(operator_settings(root)))
+    assert done.returncode != 0
+    assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    assert f"{stray}: object 1: is a kustomize Kustomization" in done.stdout
+    assert f"{cdi}: object 1: apiVersion: required value" in done.stdout
+    assert f"{cdi}: object 1: metadata.name: required value" in done.stdout
+
+
+# What may differ between a cluster synced from the tree and one the site applied: what the API server and the
+# controllers write, the site's apply-set bookkeeping (a GitOps controller tracks its objects its own way) - the
+# apply set's label, and k8s_apply's owner label and fingerprint of what it last wrote - and the annotations of the
+# tree's order.
+SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "managedFields", "generation")
+APPLY_SET_LABELS = ("applyset.kubernetes.io/part-of", MANAGED_BY_LABEL)
+APPLY_SET_ANNOTATIONS = (FINGERPRINT_ANNOTATION,)
+TREE_ANNOTATIONS = (WAVE, "argocd.argoproj.io/sync-options")
+
+
+def comparable(obj: dict) -> dict:
+    obj = {k: v for k, v in obj.items() if k != "status"}
+    meta = {k: v for k, v in obj["metadata"].items() if k not in SERVER_FIELDS}
+    for field, dropped in (("labels", APPLY_SET_LABELS), ("annotations", TREE_ANNOTATIONS + APPLY_SET_ANNOTATIONS)):
+        kept = {k: v for k, v in (meta.get(field) or {}).items() if k not in dropped}
+        meta.pop(field, None)
+        if kept:
+            meta[field] = kept
+    return {**obj, "metadata": meta}
+
+
+def stored(plane, obj: dict) -> dict | None:
+    meta = obj["metadata"]
+    group, _slash, version = obj["apiVersion"].rpartition("/")
+    resource = f"{obj['kind'].lower()}.{version}.{group}" if group else obj["kind"].lower()
+    where = ["-n", meta["namespace"]] if meta.get("namespace") else []
+    found = plane.kubectl_run("get", resource, meta["name"], *where, "-o", "json", "--ignore-not-found").stdout
+    return json.loads(found) if found.strip() else None
+
+
+def site_written(plane) -> set[tuple[str, str, str]]:
+    """Every object any of the site's apply sets holds (their parents aside), as (kind, namespace, name)."""
+    kinds = plane.kubectl_run("api-resources", "--verbs=list", "-o", "name").stdout.split()
+    listed = json.loads(plane.kubectl_run("get", ",".join(kinds), "-A", "-l", APPLY_SET_LABELS[0],
+                                          "-o", "json").stdout)
+    return {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in listed["items"]}
+
+
+def sync_wave_by_wave(plane, out: pathlib.Path) -> None:
+    """As Argo CD syncs the tree: each wave applied, then healthy (Deployments rolled out, NMState Available)
+    before the next."""
+    by_wave: dict[int, list[pathlib.Path]] = {}
+    for path in sorted(out.glob("*.yaml")):
+        if path.name != "kustomization.yaml":
+            wave = int(yaml.safe_load(path.read_text())["metadata"]["annotations"][WAVE])
+            by_wave.setdefault(wave, []).append(path)
+    for wave in sorted(by_wave):
+        plane.kubectl_run("apply", "--server-side", "--field-manager=argocd-controller",
+                          *[f"-f={path}" for path in by_wave[wave]])
+        for path in by_wave[wave]:
+            obj = yaml.safe_load(path.read_text())
+            name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace")
+            if obj["kind"] == "Deployment":
+                plane.kubectl_run("rollout", "status", f"deployment/{name}", "-n", namespace, "--timeout=120s")
+            elif obj["kind"] == "NMState":
+                plane.kubectl_run("wait", "--for=condition=Available", f"nmstate/{name}", "--timeout=120s")
+
+
+def test_the_tree_synced_and_the_site_applied_make_the_same_cluster(tmp_path, empty_cluster, second_empty_cluster):
+    """Operators from release files (the test's, shaped as upstream's), then the prerequisites and the operands:
+    one cluster syncs the rendered tree wave by wave, the other runs the site in apply mode with the same inventory.
+    virt-operator and kubernetes-nmstate's operator cannot run here: both clusters have them stood in for
+    (test_site_operators.operators_stood_in: the status those operators would set), the rest is the real
+    controllers'."""
+    root = release_dir(tmp_path / "releases")
+    settings = json.dumps(operator_settings(root))
+    out = tmp_path / "tree"
+    synced, applied = second_empty_cluster, empty_cluster
+    # Rendered from the cluster's Nodes, as apply mode plans from them (HCO derives the default architecture there).
+    snapshot = tmp_path / "nodes.yaml"
+    snapshot.write_text(synced.kubectl_run("get", "nodes", "-o", "yaml").stdout)
+    rendered = render(ROOT / "examples" / "inventory" / "hosts.yml", out, "-e", settings,
+                      "-e", "site_platform_version=1.34", "-e", f"site_nodes_snapshot={snapshot}")
+    kinds = [obj["kind"] for obj in rendered]
+    assert "Deployment" in kinds and "NMState" in kinds and "NodeNetworkConfigurationPolicy" in kinds
+    with operators_stood_in(synced):
+        sync_wave_by_wave(synced, out)
+    done = site_with_operators(applied, root)
+    assert done.returncode == 0, done.stdout[-3000:]
+    differences = []
+    for obj in rendered:
+        a, b = stored(synced, obj), stored(applied, obj)
+        if a is None or b is None or comparable(a) != comparable(b):
+            differences.append((obj["kind"], obj["metadata"]["name"], a and comparable(a), b and comparable(b)))
+    assert differences == [], _described(differences)
+    tree = {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in rendered}
+    # And the site wrote nothing the tree lacks.
+    assert site_written(applied) == tree
+
+
+def _described(differences: list) -> str:
+    """Each differing object's differing paths, with both values."""
+    lines = []
+    for kind, name, a, b in differences:
+        lines.append(f"{kind} {name}: " + "; ".join(f"{path}: {x!r} != {y!r}" for path, x, y in _paths(a, b)))
+    return "\n".join(lines)
+
+
+def _paths(a, b, path=""):
+    if isinstance(a, dict) and isinstance(b, dict):
+        for key in sorted(set(a) | set(b)):
+            yield from _paths(a.get(key), b.get(key), f"{path}.{key}")
+    elif a != b:
+        yield path, a, b

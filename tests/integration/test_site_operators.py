@@ -12,8 +12,10 @@ FakeVirtOperator (the KubeVirt CR's status), and kubernetes-nmstate's operator b
 
 from __future__ import annotations
 
+import contextlib
 import json
 import pathlib
+import typing as t
 
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
@@ -52,20 +54,30 @@ def release_dir(root: pathlib.Path) -> pathlib.Path:
     return root
 
 
-def site_with_operators(plane, root: pathlib.Path, *extra: str):
+def operator_settings(root: pathlib.Path) -> dict:
     # The example inventory without SR-IOV and hostpath-provisioner pools: their operators are a Helm chart
     # (SR-IOV) and need cert-manager (hostpath-provisioner), neither of which this server has.
-    settings = {"site_operators_source": "manifests", "site_operators_manifests_dir": str(root),
-                "site_operators_versions": VERSIONS, "site_sriov_nic": "", "site_hpp_pools": []}
+    return {"site_operators_source": "manifests", "site_operators_manifests_dir": str(root),
+            "site_operators_versions": VERSIONS, "site_sriov_nic": "", "site_hpp_pools": []}
+
+
+@contextlib.contextmanager
+def operators_stood_in(plane) -> t.Iterator[None]:
+    """virt-operator and kubernetes-nmstate's operator, which cannot run here, stood in for (test_operators)."""
     stand_ins = [FakeVirtOperator(connect(plane), None), FakeNMStateOperator(connect(plane))]
     for stand_in in stand_ins:
         stand_in.start()
     try:
-        return site(plane, "-e", json.dumps(settings), *extra)
+        yield
     finally:
         for stand_in in stand_ins:
             stand_in.stop.set()
             stand_in.join()
+
+
+def site_with_operators(plane, root: pathlib.Path, *extra: str):
+    with operators_stood_in(plane):
+        return site(plane, "-e", json.dumps(operator_settings(root)), *extra)
 
 
 def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluster, tmp_path):
