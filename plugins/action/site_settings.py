@@ -18,7 +18,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operator
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import tree
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS, tree
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
@@ -83,13 +83,17 @@ def site_objects(plan: t.Any) -> list[dict[str, t.Any]]:
     return [*plan.prereqs["objects"], *plan.render["operands"], *(plan.expanded.get("objects") or [])]
 
 
-def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered) -> list[dict[str, t.Any]]:
+def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered) -> dict[str, t.Any]:
     """What render mode writes: every object the cluster side would write in render_mode's mode, by stage, with the
-    sync waves unless site_sync_waves is false."""
+    sync waves unless site_sync_waves is false; in the stages layout, each object's folder and every stage's."""
     kubevirt = [plan.expanded["hyperconverged"]] if render_mode(values)[0] == "hco" else list(plan.render["operands"])
-    return tree([("operators", operators.operators), ("instances", operators.instances),
+    placed = tree([("operators", operators.operators), ("instances", operators.instances),
                  ("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
                  ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
+    stages = values["render_layout"] == "stages"
+    return {"objects": [obj for _stage, obj in placed],
+            "folders": [FOLDERS[stage] for stage, _obj in placed] if stages else [],
+            "kustomized": list(FOLDERS.values()) if stages else []}
 
 
 class ActionModule(ControllerAction):

@@ -19,6 +19,8 @@ class ActionModule(ControllerAction):
         "objects": {"type": "list", "elements": "dict", "required": True},
         "prune": {"type": "bool", "default": True},
         "kustomization": {"type": "bool", "default": False},
+        "folders": {"type": "list", "elements": "str", "default": []},
+        "kustomized": {"type": "list", "elements": "str", "default": []},
     }
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
@@ -27,7 +29,8 @@ class ActionModule(ControllerAction):
             return {"failed": True, "msg": f"dest must be a directory path, got {dest!r} (a value that did not template?)"}
         directory = os.path.abspath(os.path.expanduser(dest))  # relative to where ansible-playbook runs
         plan = manifest_files.plan(directory, plain(args["objects"]), prune=args["prune"],
-                                   kustomization=args["kustomization"])
+                                   kustomization=args["kustomization"], folders=args["folders"],
+                                   kustomized=args["kustomized"])
         result: dict[str, t.Any] = {
             "dest": directory, "written": plan.write, "unchanged": plan.unchanged, "removed": plan.remove,
             "files": sorted(plan.contents), "changed": plan.changed,
@@ -47,7 +50,7 @@ class ActionModule(ControllerAction):
     @staticmethod
     def _diff(plan: manifest_files.Plan, name: str, removed: bool) -> dict[str, str]:
         path = plan.directory / name
-        if name.startswith("secret-"):  # a Secret's data never reaches the output
+        if name.rpartition("/")[2].startswith("secret-"):  # a Secret's data never reaches the output
             return {"before_header": str(path), "after_header": str(path), "before": "",
                     "after": "(a Secret: content not shown)\n"}
         return {"before_header": str(path), "after_header": "(removed)" if removed else str(path),

@@ -140,14 +140,18 @@ nodes:
   elements: dict
 tree:
   description:
-    - In render mode, what the site writes - the node prerequisites, the HyperConverged (C(site_mode=hco)) or the
-      operands, and the preset's objects, each once - with Argo CD's C(argocd.argoproj.io/sync-wave) annotation by
-      stage (Namespaces -3, node prerequisites 0, KubeVirt 1, the preset 2) and, on every custom resource,
-      C(argocd.argoproj.io/sync-options=SkipDryRunOnMissingResource=true); without them where C(site_sync_waves) is
-      false.
+    - In render mode, what the site writes, in the order a cluster must receive it - the operators
+      (C(site_operators_source) - their Namespace, OperatorGroup and Subscription through OLM, or their release
+      files' objects as the operators stage would apply them), the instances they need before they serve the site's kinds
+      (kubernetes-nmstate's C(NMState)), the node prerequisites, the HyperConverged (hco mode) or the operands, and
+      the preset's objects, each once - with Argo CD's C(argocd.argoproj.io/sync-wave) annotation by stage
+      (Namespaces -3, operators -2, instances -1, node prerequisites 0, KubeVirt 1, the preset 2) and, on every
+      custom resource, C(argocd.argoproj.io/sync-options=SkipDryRunOnMissingResource=true); without them where
+      C(site_sync_waves) is false.
+    - C(objects), the objects; C(folders), each object's stage folder in the stages layout (C(site_render_layout)),
+      else empty; C(kustomized), every stage's folder in that layout.
   returned: in render mode
-  type: list
-  elements: dict
+  type: dict
 requests:
   description: The API requests of the read of the Nodes, as every cluster call reports them (C(total), C(writes),
     C(by_method)).

@@ -57,11 +57,27 @@ options:
     default: true
   kustomization:
     description:
-      - Also write C(kustomization.yaml), a Kustomization whose C(resources) are the object files, so that
-        C(kubectl kustomize DIR) (and a GitOps controller given the directory) yields exactly O(objects). Like the
-        object files, it replaces only a C(kustomization.yaml) this module wrote.
+      - Also write C(kustomization.yaml), a Kustomization whose C(resources) are the object files and the folders
+        (each with a C(kustomization.yaml) of its own listing its files), so that C(kubectl kustomize DIR) (and a
+        GitOps controller given the directory) yields exactly O(objects), and C(kubectl kustomize DIR/FOLDER) the
+        objects of that folder. Like the object files, it replaces only a C(kustomization.yaml) this module wrote.
     type: bool
     default: false
+  folders:
+    description:
+      - One per object, in the order of O(objects) - the folder of O(dest) its file goes to (one folder name, no
+        path); an empty string or no list puts files in O(dest) itself. A folder that is a symbolic link or a file
+        is refused. A folder emptied by pruning is removed only when nothing else is left in it.
+    type: list
+    elements: str
+    default: []
+  kustomized:
+    description:
+      - With O(kustomization), folders that get a C(kustomization.yaml) even when no object goes there (a stage
+        with nothing to write keeps a folder a GitOps controller can point at).
+    type: list
+    elements: str
+    default: []
 """
 
 EXAMPLES = r"""
@@ -77,7 +93,8 @@ dest:
   returned: always
   type: str
 files:
-  description: Every file of the desired objects.
+  description: Every file of the desired objects (and the kustomizations), by its path in O(dest)
+    (C(FOLDER/NAME) in a folder).
   returned: always
   type: list
   elements: str

@@ -22,6 +22,10 @@ SKIP_DRY_RUN = "SkipDryRunOnMissingResource=true"
 # The operators come before the instances they need to serve the site's kinds (kubernetes-nmstate's NMState).
 WAVES: dict[str, int] = {"namespaces": -3, "operators": -2, "instances": -1, "prerequisites": 0, "kubevirt": 1,
                          "presets": 2}
+# The stages layout: a folder per stage, named so that they sort in order. Flux applies one path as a whole (its
+# kustomize-controller dry-runs every object before it applies any), so its order is a Kustomization per folder,
+# each depending on the one before (fluxcd docs, Kustomization spec.dependsOn).
+FOLDERS: dict[str, str] = {stage: f"{position:02d}-{stage}" for position, stage in enumerate(WAVES)}
 # Kubernetes' own API groups (what an API server serves without any CRD): their kinds never miss.
 BUILT_IN_GROUPS = frozenset({
     "", "admissionregistration.k8s.io", "apiextensions.k8s.io", "apps", "autoscaling", "batch", "certificates.k8s.io",
@@ -38,11 +42,12 @@ def is_custom(obj: t.Mapping[str, t.Any]) -> bool:
     return group not in BUILT_IN_GROUPS
 
 
-def tree(stages: t.Sequence[tuple[str, t.Sequence[t.Mapping[str, t.Any]]]], annotate: bool) -> list[dict[str, t.Any]]:
-    """The objects of ``stages`` (name, objects; names from WAVES), each once, as copies; with ``annotate``, each with
-    its sync wave and custom resources with SKIP_DRY_RUN."""
+def tree(stages: t.Sequence[tuple[str, t.Sequence[t.Mapping[str, t.Any]]]], annotate: bool
+         ) -> list[tuple[str, dict[str, t.Any]]]:
+    """The objects of ``stages`` (name, objects; names from WAVES), each once, as copies with their stage (a
+    Namespace's is "namespaces"); with ``annotate``, each with its sync wave and custom resources with SKIP_DRY_RUN."""
     seen: set[tuple[str, str, str, str]] = set()
-    objects: list[dict[str, t.Any]] = []
+    objects: list[tuple[str, dict[str, t.Any]]] = []
     for stage, members in stages:
         for member in members:
             metadata = member.get("metadata") or {}
@@ -52,17 +57,17 @@ def tree(stages: t.Sequence[tuple[str, t.Sequence[t.Mapping[str, t.Any]]]], anno
                 continue
             seen.add(key)
             obj = copy.deepcopy(dict(member))
+            placed = "namespaces" if obj.get("kind") == "Namespace" else stage
             if annotate:
-                wave = WAVES["namespaces"] if obj.get("kind") == "Namespace" else WAVES[stage]
                 annotations = obj.setdefault("metadata", {}).setdefault("annotations", {})
-                annotations[WAVE] = str(wave)
+                annotations[WAVE] = str(WAVES[placed])
                 if is_custom(obj):
                     annotations[SYNC_OPTIONS] = SKIP_DRY_RUN
-            objects.append(obj)
+            objects.append((placed, obj))
     return objects
 
 
-def kustomization(files: t.Iterable[str]) -> dict[str, t.Any]:
-    """The root kustomization: ``kubectl kustomize DIR`` yields every object file's object."""
+def kustomization(resources: t.Iterable[str]) -> dict[str, t.Any]:
+    """A folder's kustomization: ``kubectl kustomize DIR`` yields the objects of every file and folder listed."""
     return {"apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization",
-            "resources": sorted(name for name in files if name != KUSTOMIZATION)}
+            "resources": sorted(name for name in resources if name != KUSTOMIZATION)}

@@ -1,7 +1,8 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Render mode's output directory: one YAML file per object, and an index of the files this collection wrote.
+"""Render mode's output directory: one YAML file per object (in the directory or one folder of it), and an index of
+the files this collection wrote.
 
 Only files named in the index are ever replaced or removed; a file someone else put there is left alone, and a
 desired file whose name is taken by such a file is refused before anything is written. PRIVATE; controller side (PyYAML), no Ansible imports.
@@ -9,10 +10,12 @@ desired file whose name is taken by such a file is refused before anything is wr
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import pathlib
+import re
 import tempfile
 import typing as t
 
@@ -67,6 +70,11 @@ class Plan:
         return bool(self.write or self.remove or self.index_changed)
 
 
+# A file this collection writes: in the directory, or in one subfolder of it (the stages layout).
+_OWNED_NAME = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9._-]*/)?[A-Za-z0-9][A-Za-z0-9._-]*\.yaml$")
+FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+
 def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
     path = directory / INDEX_NAME
     if not path.exists():
@@ -78,20 +86,18 @@ def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
             raise ValueError("not an index written by this collection")
     except (ValueError, KeyError, TypeError) as exc:
         return set(), [f"{path}: unreadable index ({exc}); move it away or choose another directory"]
-    # A name with a separator would reach outside the directory: never trust one.
-    return {f for f in files if f == os.path.basename(f) and f.endswith(".yaml")}, []
+    # A name that could reach outside the directory (an absolute path, "..") is never trusted.
+    return {f for f in files if _OWNED_NAME.match(f) and ".." not in f.split("/")}, []
 
 
-def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t.Any]], prune: bool = True,
-         kustomization: bool = False) -> Plan:
-    """What a write would do, and every reason to refuse it. Reads only. ``kustomization``: also the root
-    kustomization.yaml listing the object files."""
-    root = pathlib.Path(directory)
-    errors: list[str] = []
+def _contents(objects: t.Sequence[t.Mapping[str, t.Any]], folders: t.Sequence[str], kustomization: bool,
+              kustomized: t.Sequence[str], errors: list[str]) -> dict[str, str]:
+    """Each file's text by its path in the directory (``folder/name`` in a folder); the kustomizations."""
     contents: dict[str, str] = {}
     first_of: dict[str, str] = {}
     for position, obj in enumerate(objects):
-        name = file_name(obj)
+        folder = folders[position] if position < len(folders) else ""
+        name = f"{folder}/{file_name(obj)}" if folder else file_name(obj)
         metadata = obj.get("metadata") or {}
         identity = f"{obj.get('apiVersion')} {obj.get('kind')} {metadata.get('namespace') or ''}/{metadata.get('name')}"
         if name in contents:
@@ -101,10 +107,41 @@ def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t
         first_of[name] = f"objects[{position}]"
         contents[name] = to_yaml(obj)
     if kustomization:
-        contents[KUSTOMIZATION] = to_yaml(kustomization_of(contents))
+        by_folder: dict[str, list[str]] = {folder: [] for folder in kustomized}
+        for name in list(contents):
+            folder, _slash, base = name.rpartition("/")
+            by_folder.setdefault(folder, []).append(base)
+        root = by_folder.pop("", [])
+        for folder, names in by_folder.items():
+            contents[f"{folder}/{KUSTOMIZATION}"] = to_yaml(kustomization_of(names))
+        contents[KUSTOMIZATION] = to_yaml(kustomization_of([*root, *by_folder]))
+    return contents
+
+
+def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t.Any]], prune: bool = True,
+         kustomization: bool = False, folders: t.Sequence[str] = (), kustomized: t.Sequence[str] = ()) -> Plan:
+    """What a write would do, and every reason to refuse it. Reads only. ``folders``: the subfolder of each object's
+    file ("" or none: the directory). ``kustomization``: also a kustomization.yaml in the directory listing its files
+    and folders, and one in each folder (and in each of ``kustomized``, even with no file)."""
+    root = pathlib.Path(directory)
+    errors: list[str] = []
+    if folders and len(folders) != len(objects):
+        errors.append(f"folders: {len(folders)} given for {len(objects)} objects; give one per object")
+    for position, folder in enumerate([*folders, *kustomized]):
+        if folder and not FOLDER.match(folder):
+            errors.append(f"{'folders' if position < len(folders) else 'kustomized'}"
+                          f"[{position if position < len(folders) else position - len(folders)}]: {folder!r} is not "
+                          "one folder name (letters, digits, '.', '_', '-')")
+    if errors:
+        return Plan(root, {}, [], [], [], errors, False)
+    contents = _contents(objects, folders, kustomization, kustomized, errors)
     if root.exists() and not root.is_dir():
         errors.append(f"{root} exists and is not a directory")
         return Plan(root, contents, [], [], [], errors, False)
+    for folder in sorted({name.rpartition("/")[0] for name in contents} - {""}):
+        path = root / folder
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            errors.append(f"{path} is not a directory: nothing is written into it")
     owned, index_errors = _read_index(root) if root.is_dir() else (set(), [])
     errors += index_errors
     write: list[str] = []
@@ -123,7 +160,8 @@ def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t
             errors.append(f"{path} exists and was not written by this collection (it is not in {INDEX_NAME}): "
                           "not overwritten; move it away or choose another directory")
     remove = sorted(name for name in owned - contents.keys()
-                    if prune and (root / name).is_file() and not (root / name).is_symlink())
+                    if prune and (root / name).is_file() and not (root / name).is_symlink()
+                    and not (root / name).parent.is_symlink())
     kept = sorted(owned - contents.keys() - set(remove))  # still ours: stays in the index until removed
     index_changed = sorted(owned) != sorted([*contents, *kept])
     return Plan(root, contents, sorted(write), sorted(unchanged), remove, errors, index_changed)
@@ -147,9 +185,13 @@ def apply(written: Plan) -> None:
         raise ValueError("refusing to write: " + "; ".join(written.errors))
     written.directory.mkdir(parents=True, exist_ok=True)
     for name in written.write:
+        (written.directory / name).parent.mkdir(exist_ok=True)
         _atomic_write(written.directory / name, written.contents[name])
     for name in written.remove:
         (written.directory / name).unlink()
+    for folder in sorted({name.rpartition("/")[0] for name in written.remove} - {""}):
+        with contextlib.suppress(OSError):   # rmdir removes only a folder with nothing else left in it
+            (written.directory / folder).rmdir()
     owned = _read_index(written.directory)[0]
     files = sorted({*written.contents, *(owned - written.contents.keys() - set(written.remove))})
     _atomic_write(written.directory / INDEX_NAME,

@@ -128,6 +128,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_sync_waves", "bool", True, "Render mode: each object carries Argo CD's sync wave (Namespaces, then the "
             "node prerequisites, KubeVirt, the preset) and each custom resource SkipDryRunOnMissingResource, so that a "
             "GitOps controller applies the tree in order; false leaves these annotations out."),
+    Setting("site_render_layout", "str", "flat", "Render mode's layout: flat writes every file in the directory; stages "
+            "writes a folder per stage (00-namespaces, 01-operators, 02-instances, 03-prerequisites, 04-kubevirt, "
+            "05-presets), each with its kustomization.yaml, for a GitOps controller that orders by path (a Flux "
+            "Kustomization per folder, each depending on the one before).", choices=("flat", "stages")),
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
@@ -238,6 +242,7 @@ LABELS = {
     "site_context": "Kubeconfig context",
     "site_render_dir": "Output directory of render mode",
     "site_sync_waves": "Argo CD sync waves in the rendered tree",
+    "site_render_layout": "Rendered tree's layout (flat, or a folder per stage)",
     "site_platform": "Platform",
     "site_platform_version": "Kubernetes or OpenShift version",
     "site_release": "HCO release whose defaults are computed",

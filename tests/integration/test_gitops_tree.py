@@ -15,12 +15,14 @@ import subprocess
 import pytest
 import yaml
 from harness.control_plane import build
+from test_docs_examples import yaml_blocks
 from test_render_playbook import ROOT, run_playbook
 from test_site_operators import operator_settings, operators_stood_in, release_dir, site_with_operators
 from test_topologies import TOPOLOGIES
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.fields import FINGERPRINT_ANNOTATION
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.resolve import MANAGED_BY_LABEL
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS
 
 INVENTORIES = [ROOT / "examples" / "inventory" / "hosts.yml", *sorted(TOPOLOGIES.glob("*.yml"))]
 WAVE = "argocd.argoproj.io/sync-wave"
@@ -29,7 +31,7 @@ WAVE = "argocd.argoproj.io/sync-wave"
 def render(inventory: pathlib.Path, out: pathlib.Path, *extra: str) -> list[dict]:
     done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", f"site_render_dir={out}", *extra)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
-    return [yaml.safe_load(path.read_text()) for path in sorted(out.glob("*.yaml")) if path.name != "kustomization.yaml"]
+    return [yaml.safe_load(path.read_text()) for path in sorted(out.rglob("*.yaml")) if path.name != "kustomization.yaml"]
 
 
 def canonical(objects: list[dict]) -> list[str]:
@@ -256,3 +258,58 @@ def _paths(a, b, path=""):
             yield from _paths(a.get(key), b.get(key), f"{path}.{key}")
     elif a != b:
         yield path, a, b
+
+
+GUIDE = ROOT / "docs" / "docsite" / "rst" / "guide_gitops.rst"
+
+
+def guide_files() -> dict[str, list[str]]:
+    """The guide's YAML blocks by the file their first line names (a name used twice: each block, in order)."""
+    named: dict[str, list[str]] = {}
+    for text in yaml_blocks(GUIDE):
+        first = text.splitlines()[0]
+        assert first.startswith("# "), first
+        named.setdefault(first[2:].strip(), []).append(text)
+    return named
+
+
+def test_the_guides_flux_kustomizations_chain_the_stage_folders_of_a_render(tmp_path):
+    files = guide_files()
+    argo_settings, flux_settings = (yaml.safe_load(text) for text in files["group_vars/all/gitops.yml"])
+    assert flux_settings["site_render_layout"] == "stages" and "site_render_layout" not in argo_settings
+    out = tmp_path / flux_settings["site_render_dir"]
+    rendered = render(ROOT / "examples" / "inventory" / "hosts.yml", out, "-e", json.dumps(flux_settings),
+                      "-e", f"site_render_dir={out}")
+    kustomizations = [yaml.safe_load(texts[0]) for name, texts in sorted(files.items()) if name.startswith("flux/")]
+    assert len(kustomizations) == len(FOLDERS)
+    assert [k["spec"]["path"] for k in kustomizations] == [
+        f"./{flux_settings['site_render_dir']}/{folder}" for folder in FOLDERS.values()]
+    assert [k["spec"].get("dependsOn") for k in kustomizations] == [None] + [
+        [{"name": k["metadata"]["name"]}] for k in kustomizations[:-1]]
+    assert all(k["spec"]["wait"] is True for k in kustomizations)
+    built = []
+    for folder in FOLDERS.values():
+        done = subprocess.run([str(build() / "kubectl"), "kustomize", str(out / folder)], capture_output=True,
+                              text=True, check=False, timeout=120)
+        assert done.returncode == 0, done.stderr
+        objects = [d for d in yaml.safe_load_all(done.stdout) if d]
+        assert canonical(objects) == canonical([yaml.safe_load(p.read_text()) for p in (out / folder).glob("*.yaml")
+                                                if p.name != "kustomization.yaml"])
+        built += objects
+    assert canonical(built) == canonical(rendered)
+    assert {o["kind"] for o in built if o["kind"] == "Namespace"} and all(
+        p.parent.name == "00-namespaces" for p in out.glob("*/namespace-*.yaml"))
+
+
+def test_the_guides_argo_cd_application_syncs_the_flat_render_server_side_with_retries(tmp_path):
+    files = guide_files()
+    argo_settings = yaml.safe_load(files["group_vars/all/gitops.yml"][0])
+    application = yaml.safe_load(files["argocd/virt-site.yaml"][0])
+    assert application["kind"] == "Application" and application["apiVersion"] == "argoproj.io/v1alpha1"
+    assert application["spec"]["source"]["path"] == argo_settings["site_render_dir"]
+    assert "ServerSideApply=true" in application["spec"]["syncPolicy"]["syncOptions"]
+    assert application["spec"]["syncPolicy"]["retry"]["limit"] > 0
+    out = tmp_path / argo_settings["site_render_dir"]
+    render(ROOT / "examples" / "inventory" / "hosts.yml", out, "-e", json.dumps(argo_settings),
+           "-e", f"site_render_dir={out}")
+    assert (out / "kustomization.yaml").is_file() and not [p for p in out.iterdir() if p.is_dir()]

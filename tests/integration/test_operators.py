@@ -258,6 +258,24 @@ def test_checksum_mismatch_and_missing_files_refuse_with_nothing_written(plane, 
     assert get(conn, "/api/v1/namespaces/ops-c") is None
 
 
+def test_a_stray_kustomization_among_release_files_is_named_before_any_operator_is_written(plane, tmp_path):
+    # Three operators whose files are fine come first in install order; the one read as "every *.yaml" has a
+    # kustomization.yaml beside its files: nothing at all is written, and the file is named.
+    write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "s"))
+    write_release(tmp_path, "migration", "v0.1.0", "operator.yaml", [
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "migration-operator",
+                                                                    "namespace": "kubevirt"}}])
+    stray = tmp_path / "migration" / "v0.1.0" / "kustomization.yaml"
+    stray.write_text("apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources: [operator.yaml]\n")
+    mark = plane.audit_offset()
+    with pytest.raises(Failed) as refused:
+        run(connect(plane), manifests_settings(tmp_path, "ops-s", operators=("kubevirt", "migration"),
+                                               versions={"migration": "v0.1.0"}), fetch, print)
+    assert str(refused.value).startswith("nothing was written: ")
+    assert f"{stray}: object 1: is a kustomize Kustomization, not a Kubernetes object" in str(refused.value)
+    assert server_writes(plane, mark) == []
+
+
 def test_removal_takes_only_what_the_operators_stage_installed(plane, tmp_path):
     write_release(tmp_path, "kubevirt", "v1.9.0", "kubevirt-operator.yaml", kubevirt_release("v1.9.0", "d"))
     run_with_controllers(plane, manifests_settings(tmp_path, "ops-d"), [])

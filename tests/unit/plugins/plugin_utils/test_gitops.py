@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import copy
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import SKIP_DRY_RUN, SYNC_OPTIONS, WAVE, kustomization, tree
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS, SKIP_DRY_RUN, SYNC_OPTIONS, WAVE, kustomization
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import tree as placed
+
+
+def tree(stages, annotate):
+    return [obj for _stage, obj in placed(stages, annotate)]
 
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vms"}}
 POLICY = {"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy", "metadata": {"name": "br1"}}
@@ -47,3 +52,15 @@ def test_without_annotations_the_objects_are_as_given_each_once():
 def test_the_kustomization_lists_the_object_files_only():
     assert kustomization(["b.yaml", "kustomization.yaml", "a.yaml"]) == {
         "apiVersion": "kustomize.config.k8s.io/v1beta1", "kind": "Kustomization", "resources": ["a.yaml", "b.yaml"]}
+
+
+def test_each_object_has_its_stage_and_a_namespace_the_first():
+    stages = [("operators", [NAMESPACE, DEPLOYMENT]), ("prerequisites", [POLICY, NAMESPACE]), ("presets", [PRESET])]
+    assert [(stage, obj["kind"]) for stage, obj in placed(stages, annotate=False)] == [
+        ("namespaces", "Namespace"), ("operators", "Deployment"), ("prerequisites", "NodeNetworkConfigurationPolicy"),
+        ("presets", "VirtualMachineClusterInstancetype")]
+
+
+def test_the_stage_folders_sort_in_the_order_of_the_waves():
+    assert list(FOLDERS.values()) == sorted(FOLDERS.values())
+    assert list(FOLDERS) == ["namespaces", "operators", "instances", "prerequisites", "kubevirt", "presets"]

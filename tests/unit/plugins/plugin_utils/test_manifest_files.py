@@ -111,3 +111,59 @@ def test_a_kustomization_someone_else_wrote_is_never_replaced(tmp_path):
     (tmp_path / "kustomization.yaml").write_text("resources: [mine.yaml]\n")
     plan = manifest_files.plan(tmp_path, [cm("a")], kustomization=True)
     assert len(plan.errors) == 1 and "kustomization.yaml exists and was not written by this collection" in plan.errors[0]
+
+
+def test_folders_each_with_its_kustomization_and_the_root_listing_them(tmp_path):
+    plan = manifest_files.plan(tmp_path, [cm("a"), cm("b"), cm("c")], kustomization=True,
+                               folders=["01-x", "01-x", "02-y"], kustomized=["00-w", "01-x", "02-y"])
+    assert plan.errors == []
+    manifest_files.apply(plan)
+    assert yaml.safe_load((tmp_path / "kustomization.yaml").read_text())["resources"] == ["00-w", "01-x", "02-y"]
+    assert yaml.safe_load((tmp_path / "01-x" / "kustomization.yaml").read_text())["resources"] == [
+        "configmap-apps-a.yaml", "configmap-apps-b.yaml"]
+    assert yaml.safe_load((tmp_path / "00-w" / "kustomization.yaml").read_text())["resources"] == []
+    owned = json.loads((tmp_path / manifest_files.INDEX_NAME).read_text())["files"]
+    assert "01-x/configmap-apps-a.yaml" in owned and "00-w/kustomization.yaml" in owned
+    assert not manifest_files.plan(tmp_path, [cm("a"), cm("b"), cm("c")], kustomization=True,
+                                   folders=["01-x", "01-x", "02-y"], kustomized=["00-w", "01-x", "02-y"]).changed
+
+
+def test_back_to_flat_the_folders_go_but_a_persons_file_keeps_its_folder(tmp_path):
+    write_folders = manifest_files.plan(tmp_path, [cm("a"), cm("b")], kustomization=True, folders=["x", "y"])
+    manifest_files.apply(write_folders)
+    (tmp_path / "y" / "notes.txt").write_text("mine\n")
+    flat = manifest_files.plan(tmp_path, [cm("a"), cm("b")], kustomization=True)
+    assert flat.errors == [] and flat.remove == ["x/configmap-apps-a.yaml", "x/kustomization.yaml",
+                                                 "y/configmap-apps-b.yaml", "y/kustomization.yaml"]
+    manifest_files.apply(flat)
+    assert not (tmp_path / "x").exists() and (tmp_path / "y" / "notes.txt").read_text() == "mine\n"
+    assert sorted(p.name for p in tmp_path.glob("*.yaml")) == ["configmap-apps-a.yaml", "configmap-apps-b.yaml",
+                                                                "kustomization.yaml"]
+
+
+def test_a_folder_that_is_a_link_a_file_or_a_path_is_refused(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "linked").symlink_to(elsewhere)
+    (out / "plain").write_text("x\n")
+    errors = manifest_files.plan(out, [cm("a"), cm("b")], folders=["linked", "plain"]).errors
+    assert errors == [f"{out / 'linked'} is not a directory: nothing is written into it",
+                      f"{out / 'plain'} is not a directory: nothing is written into it"]
+    assert manifest_files.plan(out, [cm("a")], folders=["../up"]).errors == [
+        "folders[0]: '../up' is not one folder name (letters, digits, '.', '_', '-')"]
+    assert manifest_files.plan(out, [cm("a")], folders=["x", "y"]).errors == [
+        "folders: 2 given for 1 objects; give one per object"]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_an_index_entry_in_a_folder_that_climbs_out_is_ignored(tmp_path):
+    outside = tmp_path / "outside.yaml"
+    outside.write_text("keep\n")
+    work = tmp_path / "out"
+    (work / "x").mkdir(parents=True)
+    (work / manifest_files.INDEX_NAME).write_text(json.dumps(
+        {"written_by": manifest_files.INDEX_OWNER, "files": ["x/../../outside.yaml", "/etc/passwd.yaml"]}))
+    write(work, [cm("a")])
+    assert outside.read_text() == "keep\n"
