@@ -9,7 +9,7 @@ directory every time:
   - the site playbook in render mode on the example inventory, and of that the write_manifests task alone
     (ansible.posix.profile_tasks);
   - write_manifests alone with 500 ConfigMaps.
-Targets (issue: the site renders in seconds): the site <= 3x the one-task run, <= 1 s of it writing; the same write
+Targets (the GitOps tree's issue): the site <= 2x the one-task run, <= 1 s of it writing; the same write
 bound for 500 objects. Medians are printed; the exit status is 1 when a target is missed.
 
     python bench/site_render.py [--runs 3] [--versions 2.16.19,2.21.5]
@@ -169,9 +169,9 @@ def main() -> int:
         ratio = m["site"] / m["one task"]
         print(f"{release.version:<13}{matrix.python_minor(venv):<8}{m['one task']:>8.2f}s{m['site']:>6.2f}s"
               f"{ratio:>6.1f}x{m['site write']:>8.2f}s{m['500 objects']:>9.2f}s{m['500 write']:>8.2f}s")
-        if ratio > 3 or m["site write"] > 1 or m["500 write"] > 1:
+        if ratio > 2 or m["site write"] > 1 or m["500 write"] > 1:
             missed.append(release.version)
-    print(f"medians of {args.runs} run(s); targets: site <= 3x the one-task run, writing <= 1 s (site and 500 objects)")
+    print(f"medians of {args.runs} run(s); targets: site <= 2x the one-task run, writing <= 1 s (site and 500 objects)")
     if missed:
         print("targets missed under: " + ", ".join(missed))
     return 1 if missed else 0

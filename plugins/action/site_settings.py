@@ -19,7 +19,6 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _s
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS, tree
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
@@ -76,6 +75,14 @@ def render_mode(values: t.Mapping[str, t.Any]) -> tuple[str, str]:
         return "hco", "site_mode auto and site_operators_source olm: the site installs HCO, which builds the operands"
     return "standalone", (f"site_mode auto and site_operators_source {values['operators_source']}: the site writes "
                           "the operands")
+
+
+def fetch(location: str) -> bytes:
+    """A release file, read by the operators stage's fetcher, imported here only when one is read: it loads Ansible's
+    HTTP and TLS stack, which a render without release files does not need."""
+    from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch as read
+
+    return read(location)
 
 
 def site_objects(plan: t.Any) -> list[dict[str, t.Any]]:
@@ -158,8 +165,12 @@ class ActionModule(ControllerAction):
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
         # Render mode's operators, every release file read and checked here, before any file is written (apply
         # mode's operators stage does it before its first write).
+        # With every other problem, unless a setting they read was refused or the plan could not be made.
+        readable = plan.prereqs is not None and plan.render is not None and plan.expanded is not None and not any(
+            variable(problem).startswith(("site_operators_", "site_platform", "site_release", "site_hco_namespace"))
+            for problem in errors)
         operators = (site_operators.rendered(values, plan.hyperconverged or {}, site_objects(plan), fetch)
-                     if not apply and not errors else Rendered((), (), (), ()))
+                     if not apply and readable else Rendered((), (), (), ()))
         errors += operators.problems
         sources = site_values.effective_sources(settings)
         if errors:

@@ -145,10 +145,13 @@ def test_a_broken_release_file_fails_the_render_naming_it_before_any_file(tmp_pa
     out = tmp_path / "tree"
     out.mkdir()
     (out / "mine.txt").write_text("a person's file")
+    # With a mistake elsewhere: every problem at once.
     done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
-                        "-e", f"site_render_dir={out}", "-e", json.dumps(operator_settings(root)))
+                        "-e", f"site_render_dir={out}", "-e", json.dumps({**operator_settings(root),
+                                                                           "site_node_batch": "zero"}))
     assert done.returncode != 0
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
+    assert "site_node_batch: must be a number of nodes" in done.stdout
     assert f"{stray}: object 1: is a kustomize Kustomization" in done.stdout
     assert f"{cdi}: object 1: apiVersion: required value" in done.stdout
     assert f"{cdi}: object 1: metadata.name: required value" in done.stdout

@@ -9,6 +9,7 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import typing as t
 
 from . import catalog, versions
@@ -67,8 +68,10 @@ def check_overrides(overrides: t.Mapping[str, t.Any], where: str = "operators_ve
     problems = []
     for key, value in overrides.items():
         if key not in catalog.BY_KEY:
+            close = difflib.get_close_matches(str(key), list(catalog.BY_KEY), n=1)
             problems.append(f"{where}.{key}: not an operator this collection installs "
-                            f"(one of {', '.join(sorted(catalog.BY_KEY))})")
+                            + (f"(did you mean {close[0]}?)" if close else
+                               f"(one of {', '.join(sorted(catalog.BY_KEY))})"))
         elif value and versions.parse(value) is None:
             problems.append(f"{where}.{key}: {value!r} is not a version like v1.9.0")
     return problems

@@ -37,10 +37,11 @@ def test_an_operator_without_a_pin_names_the_setting():
 def test_overrides_win_and_are_checked():
     assert target_versions("1.20", {"kubevirt": "v1.8.0", "cdi": ""})["kubevirt"] == "v1.8.0"
     assert target_versions("1.20", {"cdi": ""})["cdi"] == "v1.66.0"
-    assert check_overrides({"kubevrit": "v1", "cdi": "new"}) == [
-        ("operators_versions.kubevrit: not an operator this collection installs (one of aaq, cdi, cnao, filerestore, "
-         "hpp, kubevirt, migration, nmstate, sriov, ssp)"),
-        "operators_versions.cdi: 'new' is not a version like v1.9.0"]
+    assert check_overrides({"kubevrit": "v1", "cdi": "new", "zz": "v1"}) == [
+        "operators_versions.kubevrit: not an operator this collection installs (did you mean kubevirt?)",
+        "operators_versions.cdi: 'new' is not a version like v1.9.0",
+        ("operators_versions.zz: not an operator this collection installs (one of aaq, cdi, cnao, filerestore, "
+         "hpp, kubevirt, migration, nmstate, sriov, ssp)")]
 
 
 def test_an_operator_installed_by_someone_else_is_left_alone():
