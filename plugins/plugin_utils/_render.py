@@ -9,7 +9,6 @@ from __future__ import annotations
 import typing as t
 
 MANAGED_BY = "app.kubernetes.io/managed-by"
-RELEASE_CHOICES_NOTE = "1.20 (HCO 1.20.0, default) or 1.14 (HCO v1.14.0)"
 
 ARGUMENT_SPEC: dict[str, t.Any] = {
     "hyperconverged": {"type": "raw", "required": True},

@@ -254,14 +254,6 @@ def _canonical_text(amount: Decimal, fmt: str) -> str:
     return f"{mantissa}e{exponent}" if exponent else str(mantissa)
 
 
-def is_quantity(value: t.Any) -> bool:
-    try:
-        canonical_quantity(value)
-    except (ValueError, ArithmeticError):
-        return False
-    return True
-
-
 def quantity_value(value: t.Any) -> Decimal:
     """The exact numeric value of a quantity (``64Gi`` -> 68719476736)."""
     if isinstance(value, bool):

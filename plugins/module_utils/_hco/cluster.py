@@ -11,7 +11,6 @@ import typing as t
 
 CONTROL_PLANE_LABELS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 WORKER_LABEL = "node-role.kubernetes.io/worker"
-ARBITER_LABEL = "node-role.kubernetes.io/arbiter"
 
 
 def default_nodes() -> list[dict[str, t.Any]]:
@@ -78,7 +77,6 @@ class ClusterFacts:
     base_domain: str
     control_plane_nodes: int
     worker_nodes: int
-    arbiter_nodes: int
     workload_architectures: tuple[str, ...]
     control_plane_architectures: tuple[str, ...]
     default_architecture: str
@@ -116,7 +114,7 @@ def derive_facts(
     monitoring: bool | None = None,
 ) -> ClusterFacts:
     """Count roles and collect architectures as HCO's node watcher does."""
-    workers = control_planes = arbiters = 0
+    workers = control_planes = 0
     workload_count: collections.Counter[str] = collections.Counter()
     cp_arches: set[str] = set()
     use_placement = _has_workload_requirements(workloads_placement)
@@ -136,7 +134,6 @@ def derive_facts(
             control_planes += 1
             if arch:
                 cp_arches.add(arch)
-        arbiters += ARBITER_LABEL in labels
     workload_arches = tuple(sorted(workload_count))
     cp_sorted = tuple(sorted(cp_arches))
     if cp_sorted and cp_sorted[0] in workload_arches:
@@ -153,7 +150,6 @@ def derive_facts(
         base_domain=base_domain,
         control_plane_nodes=control_planes,
         worker_nodes=workers,
-        arbiter_nodes=arbiters,
         workload_architectures=workload_arches,
         control_plane_architectures=cp_sorted,
         default_architecture=default_arch,

@@ -52,11 +52,6 @@ def field(shape: int, *names: str) -> int:
     return shape
 
 
-def has_field(shape: int, name: str) -> bool:
-    node = SHAPES[shape]
-    return node[0] == "o" and any(key == name for key, _child, _required in node[1])
-
-
 def _kind(value: t.Any) -> str:
     if isinstance(value, bool):
         return "bool"

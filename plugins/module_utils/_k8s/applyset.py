@@ -69,9 +69,6 @@ class Record:
     group_kinds: set[str] = dataclasses.field(default_factory=set)
     namespaces: set[str] = dataclasses.field(default_factory=set)
 
-    def covers(self, other: Record) -> bool:
-        return other.group_kinds <= self.group_kinds and other.namespaces <= self.namespaces
-
     def union(self, other: Record) -> Record:
         return Record(self.group_kinds | other.group_kinds, self.namespaces | other.namespaces)
 

@@ -153,7 +153,6 @@ class Connection:
         self.backoff = backoff
         self._sleep = sleep
         self.requests: collections.Counter[str] = collections.Counter()
-        self.dry_runs = 0
         self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
         self._count_lock = threading.Lock()
         self._queries: dict[tuple[tuple[str, t.Any], ...], str] = {}
@@ -216,8 +215,6 @@ class Connection:
             remaining = self._remaining(method, path)
             with self._count_lock:
                 self.requests[method] += 1
-                if dry_run:
-                    self.dry_runs += 1
             limit = self.request_timeout if remaining is None else min(self.request_timeout, remaining)
             try:
                 status, header, raw = self.transport.send(method, target, payload, headers, limit)

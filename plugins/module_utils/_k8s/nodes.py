@@ -15,7 +15,6 @@ from .manifests import objects_of
 
 # kubectl get's page size (k8s.io/kubectl v0.34.4, pkg/cmd/util/helpers.go, DefaultChunkSize).
 CHUNK_SIZE = 500
-ADDRESS_TYPES = ("InternalIP", "ExternalIP", "Hostname", "InternalDNS", "ExternalDNS")
 
 
 class Requester(t.Protocol):
@@ -41,7 +40,6 @@ class Node:
     architecture: str                         # status.nodeInfo.architecture, as HCO's node watcher reads it
     addresses: tuple[tuple[str, str], ...]    # (type, address), in the Node's order
     provider: str                             # spec.providerID ("" on bare metal without a cloud provider)
-    unschedulable: bool
 
     @property
     def memory(self) -> str | None:
@@ -103,7 +101,6 @@ def node_of(obj: t.Any, where: str) -> Node:
         architecture=str(_mapping(status.get("nodeInfo"), f"{where}.status.nodeInfo").get("architecture") or ""),
         addresses=tuple((str(entry.get("type") or ""), str(entry.get("address") or "")) for entry in addresses),
         provider=str(spec.get("providerID") or ""),
-        unschedulable=bool(spec.get("unschedulable")),
     )
 
 

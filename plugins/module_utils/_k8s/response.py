@@ -126,10 +126,6 @@ class Headers:
     def get(self, name: str, default: str | None = None) -> str | None:
         return self._first.get(name.lower(), default)
 
-    def get_all(self, name: str) -> list[str] | None:
-        wanted = name.lower()
-        return [value for field, value in self._fields if field.lower() == wanted] or None
-
     def items(self) -> list[tuple[str, str]]:
         return list(self._fields)
 

@@ -61,8 +61,6 @@ class TransportError(Exception):
 
 
 class Setup(t.Protocol):
-    via_proxy: bool
-
     def send(self, method: str, target: str, body: bytes | None, headers: Headers, timeout: float) -> Answer:
         """One request; the status, a header lookup and the body of the answer."""
 
@@ -80,8 +78,6 @@ class Direct:
     opens one) and gives it back when the answer is read, so the next step's workers reuse them instead of
     shaking hands again (each step has its own thread pool). The request is written in one piece (request.py) and
     the answer read off the connection's own buffer (response.py)."""
-
-    via_proxy = False
 
     def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None, maxsize: int) -> None:
         parts = urlsplit(endpoint.server)
@@ -159,8 +155,6 @@ def _close(stream: Stream | None) -> None:
 class Proxied:
     """urllib3's pool through an HTTP(S) or SOCKS proxy (which it tunnels HTTPS through). Credentials in the proxy's
     URL are sent as Go's transport sends them: Proxy-Authorization, Basic (SOCKS: urllib3 reads them itself)."""
-
-    via_proxy = True
 
     def __init__(self, endpoint: Endpoint, context: ssl.SSLContext | None, maxsize: int) -> None:
         import urllib3  # here, not at the top (see IMPORT_ERROR)

@@ -110,7 +110,6 @@ HCO_PACKAGES: dict[str, tuple[str, str]] = {
     "openshift": ("kubevirt-hyperconverged", "openshift-cnv"),
     "kubernetes": ("community-kubevirt-hyperconverged", "kubevirt-hyperconverged"),
 }
-HCO_GROUP = "hco.kubevirt.io"
 
 # What each release profile pins. The KubeVirt family from HCO's own pins (hack/config at the profile's tag, as
 # the profile's summary lists them); nmstate and the hostpath-provisioner-operator are not pinned by HCO: the

@@ -29,10 +29,6 @@ def get(connection: t.Any, path: str) -> dict[str, t.Any] | None:
         raise
 
 
-def deployment_version(deployment: t.Mapping[str, t.Any]) -> str | None:
-    return _versioned(deployment)[0]
-
-
 def _versioned(deployment: t.Mapping[str, t.Any]) -> tuple[str | None, str]:
     """The version and where it was read (label or image)."""
     label = ((deployment.get("metadata") or {}).get("labels") or {}).get("app.kubernetes.io/version")

@@ -174,8 +174,3 @@ def migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.An
             "metadata": {"name": name, "namespace": namespace},
             "spec": {"config": json.dumps(config, separators=(",", ":"))}}
 
-
-def whereabouts_first_address(range_text: str, exclude: t.Sequence[str] = ()) -> str | None:
-    """The address whereabouts hands out first: lowest free, network/broadcast and excluded ones skipped."""
-    preview = raw_nads.whereabouts_preview(Problems("bridges"), "range", {"range": range_text, "exclude": list(exclude)})
-    return preview[0]["first"] if preview else None

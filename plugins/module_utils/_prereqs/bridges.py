@@ -27,8 +27,6 @@ KEYS = frozenset(("bridges", "policies", "existing_policies", "migration_network
 BRIDGE_KEYS = frozenset(("name", "policy_name", "state", "ports", "node_selector", "vlans", "native_vlan", "mtu", "stp",
                          "carries_node_ip", "max_unavailable", "networks", "copy_mac", "static_ip"))
 MIGRATION_KEYS = frozenset(("name", "namespace", "nic", "range", "exclude", "mtu", "nic_mtu"))
-# NodeNetworkState and NodeNetworkConfigurationEnactment are served as v1beta1 only (nmstate.io/v1 is not).
-NODE_NETWORK_STATE_API_VERSION = "nmstate.io/v1beta1"
 MAX_NODE_SELECTOR_ENTRIES = 256
 _DNS_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
 

@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""OLM Subscriptions with operator-pod placement, and the KubeDescheduler check for VM live migration.
+"""OLM Subscriptions with operator-pod placement.
 
 PRIVATE: the interface may change without notice.
 """
@@ -17,13 +17,6 @@ KEYS = frozenset(("subscriptions",))
 SUBSCRIPTION_KEYS = frozenset(("name", "namespace", "source", "source_namespace", "channel", "starting_csv",
                                "install_plan_approval", "config", "operator_group", "subscription_name",
                                "target_namespaces"))
-
-PACKAGES = {
-    "openshift": {"kubevirt-hyperconverged": "openshift-cnv", "sriov-network-operator":
-                  "openshift-sriov-network-operator", "kubernetes-nmstate-operator": "openshift-nmstate",
-                  "cluster-kube-descheduler-operator": "openshift-kube-descheduler-operator"},
-}
-
 
 # Subscription config moves the operator Deployment only; where each operator's operands are placed instead.
 OPERAND_PLACEMENT = {
@@ -107,50 +100,3 @@ def _config(problems: Problems, where: str, config: t.Mapping[str, t.Any]) -> di
             result[target] = copy.deepcopy(config[key])
     return result
 
-
-def apply_config(pod: t.Mapping[str, t.Any], config: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
-    """The operator pod spec OLM produces from a CSV pod spec and a Subscription spec.config (placement part)."""
-    result = copy.deepcopy(dict(pod))
-    if config.get("nodeSelector") is not None:
-        result["nodeSelector"] = copy.deepcopy(config["nodeSelector"])
-    for toleration in config.get("tolerations") or []:
-        result.setdefault("tolerations", [])
-        if toleration not in result["tolerations"]:
-            result["tolerations"].append(copy.deepcopy(toleration))
-    if "affinity" in config:
-        override = config["affinity"]
-        if not result.get("affinity"):
-            result["affinity"] = copy.deepcopy(override)
-        elif override == {}:
-            result.pop("affinity")
-        else:
-            merged = dict(result["affinity"])
-            for part in ("nodeAffinity", "podAffinity", "podAntiAffinity"):
-                if part not in override or override[part] is None:
-                    continue
-                if override[part] == {}:
-                    if part == "podAntiAffinity":  # OLM quirk: drops the whole affinity
-                        merged = {}
-                        break
-                    merged.pop(part, None)
-                else:
-                    merged[part] = copy.deepcopy(override[part])
-            if merged:
-                result["affinity"] = merged
-            else:
-                result.pop("affinity", None)
-    if not result.get("affinity"):
-        result.pop("affinity", None)
-    return result
-
-
-def check_descheduler(descheduler: t.Mapping[str, t.Any] | None) -> list[str]:
-    """Warnings for an installed KubeDescheduler that would evict VMs without live migration in the background."""
-    if not descheduler:
-        return []
-    customizations = (descheduler.get("spec") or {}).get("profileCustomizations") or {}
-    if customizations.get("devEnableEvictionsInBackground") is True:
-        return []
-    name = (descheduler.get("metadata") or {}).get("name", "cluster")
-    return [(f"KubeDescheduler {name}: set spec.profileCustomizations.devEnableEvictionsInBackground: true so "
-            "VM evictions run as background live migrations instead of failing")]

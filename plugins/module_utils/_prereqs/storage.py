@@ -14,7 +14,6 @@ import typing as t
 from .common import Problems, check_keys, is_control_plane, path, reference, selector_matches
 
 CSI_PROVISIONER = "kubevirt.io.hostpath-provisioner"
-LEGACY_PROVISIONER = "kubevirt.io/hostpath-provisioner"
 KEYS = frozenset(("provisioner", "provisioners"))
 PROVISIONER_KEYS = frozenset(("name", "state", "storage_pools", "path_config", "storage_class", "default", "volume_binding_mode",
                               "image_pull_policy"))

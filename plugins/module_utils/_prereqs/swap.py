@@ -47,20 +47,6 @@ def swap_mib(memory: t.Any, overcommit_percent: int) -> int:
     return max(0, math.ceil(swap))
 
 
-def container_swap_limit(request: t.Any, node_memory: t.Any, node_swap: t.Any, *, qos: str = "Burstable",
-                         limit: t.Any = None, critical: bool = False) -> int:
-    """Bytes of swap a container may use under LimitedSwap (kubelet) or wasp-agent: request / RAM x swap.
-
-    Zero for non-Burstable pods, critical pods, containers without a memory request, and request == limit.
-    """
-    if qos != "Burstable" or critical or request in (None, "", 0):
-        return 0
-    requested = quantity_value(request)
-    if limit not in (None, "") and quantity_value(limit) == requested:
-        return 0
-    return int(requested / quantity_value(node_memory) * quantity_value(node_swap))
-
-
 def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
     check_keys(problems, "wasp", spec.get("wasp"), WASP_KEYS)
 

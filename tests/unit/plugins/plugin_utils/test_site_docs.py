@@ -3,13 +3,18 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import importlib.util
 import json
 import pathlib
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_docs as site_docs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import SETTINGS
 
 ROOT = pathlib.Path(__file__).resolve().parents[4]
+# The generator is a development tool (scripts/site_docs.py), not part of the collection.
+_SPEC = importlib.util.spec_from_file_location("site_docs", ROOT / "scripts" / "site_docs.py")
+assert _SPEC and _SPEC.loader
+site_docs = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(site_docs)
 SURVEY = json.loads((ROOT / "extensions" / "awx" / "site_survey.json").read_text())
 
 

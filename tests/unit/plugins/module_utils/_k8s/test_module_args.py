@@ -6,6 +6,7 @@ from __future__ import annotations
 import trustme
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC, connect
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.transport import Proxied
 
 
 def test_kubernetes_core_options_and_their_environment_variables():
@@ -31,7 +32,7 @@ def test_connect_hands_every_option_to_the_connection(tmp_path):
     endpoint = connection.endpoint
     assert (endpoint.cert_file, endpoint.key_file) == (str(cert), str(key))
     assert endpoint.proxy == "http://proxy:3128" and endpoint.authorization == "Bearer t"
-    assert connection.transport.via_proxy   # 127.0.0.1 is not in no_proxy
+    assert isinstance(connection.transport, Proxied)   # 127.0.0.1 is not in no_proxy
     assert connection.retries == 0 and connection.request_timeout == 7
 
 

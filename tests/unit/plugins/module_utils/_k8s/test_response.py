@@ -73,7 +73,7 @@ def ours(data: bytes, method: str = "GET", piece: int | None = None) -> dict[str
     reply = read_answer(Stream(Socket(data, piece)), method)  # type: ignore[arg-type]
     return {"status": reply.status, "reason": reply.reason, "version": reply.version,
             "headers": reply.headers.items(), "will_close": reply.will_close,
-            "content-type": reply.headers.get("Content-Type"), "warnings": reply.headers.get_all("WARNING"),
+            "content-type": reply.headers.get("Content-Type"), "warnings": [v for f, v in reply.headers.items() if f.lower() == "warning"] or None,
             "body": reply.body}
 
 

@@ -7,17 +7,6 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog, running
 
 
-def test_deployment_version_from_label_then_image():
-    def deployment(image, labels=None):
-        return {"metadata": {"labels": labels or {}},
-                "spec": {"template": {"spec": {"containers": [{"image": image}]}}}}
-
-    assert running.deployment_version(deployment("q/virt-operator:v1.9.0", {"app.kubernetes.io/version": "v1.9.1"})) \
-        == "v1.9.1"
-    assert running.deployment_version(deployment("registry:5000/virt-operator:v1.9.0")) == "v1.9.0"
-    assert running.deployment_version(deployment("registry:5000/virt-operator")) is None
-
-
 class Answers:
     """Answers by path, as the API server gave them; 404 for the rest."""
 

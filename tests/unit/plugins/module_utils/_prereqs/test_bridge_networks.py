@@ -10,7 +10,7 @@ import json
 import pytest
 from networking_specs import NODES, errors_of
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import bridge_networks, bridges
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import bridges
 
 
 def test_vlan_bridge_nad():  # NAD-01
@@ -54,15 +54,6 @@ def test_migration_network_rules():  # NAD-10, NAD-11, NAD-14
                                                 "mtu": 9000, "nic_mtu": 1500}})
     expected = {"migration_network.namespace", "migration_network.range", "migration_network.mtu"}
     assert {p for p, _msg in problems} == expected
-
-
-@pytest.mark.parametrize("range_text, exclude, first", [
-    ("192.168.2.0/24", ["192.168.2.0/28"], "192.168.2.16"),   # NAD-12
-    ("192.168.2.225/28", [], "192.168.2.225"),                # NAD-13
-    ("10.0.0.0/31", [], None),
-])
-def test_whereabouts_first_address(range_text, exclude, first):
-    assert bridge_networks.whereabouts_first_address(range_text, exclude) == first
 
 
 @pytest.mark.parametrize("version, accepted", [("1.7.1", False), ("v1.8.0", True), ("1.9", True)])

@@ -5,7 +5,6 @@
 
 from __future__ import annotations
 
-import vectors
 from networking_specs import bridge_with_port, errors_of, raw_policy
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs import bridges
@@ -86,13 +85,6 @@ def test_dns_probe_host_for_disconnected_sites():  # NN-25
                                   "spec": {"probeConfiguration": {"dns": {"host": "dns.example.lan"}}}}]
     assert probed["warnings"] == []
     assert errors_of({"dns_probe_host": "not a name!"}) == {("dns_probe_host", "'not a name!' is not a DNS name")}
-
-
-def test_node_network_state_is_read_as_v1beta1():  # NN-26, against the real CRD
-    crd = vectors.load(vectors.CRD_DIR / "nodenetworkstates.nmstate.io.yaml")
-    served = {f"{crd['spec']['group']}/{v['name']}" for v in crd["spec"]["versions"] if v["served"]}
-    assert bridges.NODE_NETWORK_STATE_API_VERSION in served
-    assert "nmstate.io/v1" not in served
 
 
 def test_more_than_256_node_selector_entries_are_refused_as_the_crd_does():

@@ -18,21 +18,6 @@ NODE_AFFINITY: dict[str, t.Any] = {"requiredDuringSchedulingIgnoredDuringExecuti
 ANTI: dict[str, t.Any] = {"preferredDuringSchedulingIgnoredDuringExecution": []}
 
 
-@pytest.mark.parametrize("pod, config, expected", [
-    ({"nodeSelector": {"kubernetes.io/os": "linux"}}, {"nodeSelector": {"node-role.kubernetes.io/infra": ""}},
-     {"nodeSelector": {"node-role.kubernetes.io/infra": ""}}),                                        # OL-01
-    ({"tolerations": [T1]}, {"tolerations": [T1, T2]}, {"tolerations": [T1, T2]}),                    # OL-02
-    ({"affinity": {"nodeAffinity": NODE_AFFINITY, "podAntiAffinity": ANTI}}, {"affinity": {"nodeAffinity": {}}},
-     {"affinity": {"podAntiAffinity": ANTI}}),                                                         # OL-03
-    ({"affinity": {"nodeAffinity": NODE_AFFINITY}}, {"affinity": {}}, {}),                             # OL-04
-    ({"affinity": {"nodeAffinity": NODE_AFFINITY, "podAntiAffinity": ANTI}}, {"affinity": {"podAntiAffinity": {}}},
-     {}),                                                                                              # OL-04b
-    ({}, {"affinity": {"nodeAffinity": NODE_AFFINITY}}, {"affinity": {"nodeAffinity": NODE_AFFINITY}}),  # OL-04c
-])
-def test_olm_merge_of_subscription_config(pod, config, expected):
-    assert olm.apply_config(pod, config) == expected
-
-
 def subscription(**extra):
     return {"name": "kubevirt-hyperconverged", "namespace": "openshift-cnv", "source": "redhat-operators",
             "source_namespace": "openshift-marketplace", **extra}
@@ -60,14 +45,6 @@ def test_mixed_approval_warns():  # OL-06b
     result = olm.plan({"subscriptions": [subscription(install_plan_approval="Manual"),
                                          subscription(name="other", operator_group=False)]})
     assert any("Manual" in w for w in result["warnings"])
-
-
-def test_descheduler_check():
-    assert olm.check_descheduler(None) == []
-    assert olm.check_descheduler({"metadata": {"name": "cluster"},
-                                  "spec": {"profileCustomizations": {"devEnableEvictionsInBackground": True}}}) == []
-    warning = olm.check_descheduler({"metadata": {"name": "cluster"}, "spec": {}})
-    assert warning and "devEnableEvictionsInBackground: true" in warning[0]
 
 
 def test_subscription_config_moves_only_the_operator():  # OL-05

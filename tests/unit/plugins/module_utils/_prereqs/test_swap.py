@@ -202,19 +202,6 @@ def test_autopilot_swap_partition():  # SU-03 and SU-04: what the autopilot's un
     assert errors_of(dict(base, swap_device="zram")) == {("swap_device", "must be file or partition")}
 
 
-@pytest.mark.parametrize("args, kwargs, expected", [
-    (("4Gi", "64Gi", "32Gi"), {"limit": "8Gi"}, 2147483648),                 # LS-01
-    (("1Gi", "16Gi", "8Gi"), {}, 536870912),                                 # LS-02
-    (("2Gi", "16Gi", "8Gi"), {"limit": "2Gi"}, 0),                           # LS-03: request == limit
-    (("2Gi", "16Gi", "8Gi"), {"qos": "Guaranteed"}, 0),                      # LS-04
-    ((None, "16Gi", "8Gi"), {"qos": "BestEffort"}, 0),                       # LS-05
-    (("2Gi", "16Gi", "8Gi"), {"critical": True}, 0),                         # LS-06
-    ((None, "16Gi", "8Gi"), {}, 0),                                          # LS-07
-])
-def test_per_container_swap_limit(args, kwargs, expected):
-    assert swap.container_swap_limit(*args, **kwargs) == expected
-
-
 def test_no_version_is_needed_without_overcommit():
     result = swap.plan({"overcommit_percent": 100, "nodes": [node()]})
     assert result["mechanism"] == "none" and result["swap_mib"] == 0

@@ -2,8 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """What is generated from the settings table: the AWX survey (extensions/awx/site_survey.json) and the settings guide
-(docs/docsite/rst/guide_site_settings.rst); scripts/generate-site-settings writes both. PRIVATE; no Ansible imports.
-"""
+(docs/docsite/rst/guide_site_settings.rst); generate-site-settings beside it writes both. A development tool: not
+part of the built collection."""
 
 from __future__ import annotations
 
