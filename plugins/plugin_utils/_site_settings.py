@@ -13,10 +13,9 @@ import ipaddress
 import re
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import LABEL_VALUE, QUALIFIED_NAME
 
-_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
 _VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 
 
@@ -40,7 +39,7 @@ class Setting:
 
 
 def _dns_label(value: t.Any) -> str | None:
-    return None if _LABEL.match(value) and len(value) <= 63 else "must be a DNS label (lower case, digits, '-')"
+    return None if DNS1123_LABEL.match(value) and len(value) <= 63 else "must be a DNS label (lower case, digits, '-')"
 
 
 def _version(value: t.Any) -> str | None:

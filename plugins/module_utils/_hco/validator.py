@@ -7,20 +7,17 @@ every failure, not the first. PRIVATE."""
 from __future__ import annotations
 
 import dataclasses
-import re
 import typing as t
 
 from .._common.errors import FieldError
 from .._common.golang import parse_duration
+from .._common.names import DNS1123_SUBDOMAIN, LABEL_VALUE, QUALIFIED_NAME_PART
 from .profile import ReleaseProfile
 
 ENABLE_ANNOTATION = "dataimportcrontemplate.kubevirt.io/enable"
 _TEN_MINUTES = 10 * 60 * 1_000_000_000
 _TLS_VERSIONS = ("VersionTLS10", "VersionTLS11", "VersionTLS12", "VersionTLS13")
 _HTTP2_CIPHERS = ("ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES128-GCM-SHA256")
-_QUALIFIED_NAME = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
-_LABEL_VALUE = re.compile(r"^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$")
 WEBHOOK = "validating-webhook"
 
 
@@ -140,12 +137,12 @@ def _requirement_errors(requirement: t.Mapping[str, t.Any], path: str, field_sel
         problems.append(f'{path}.operator: Unsupported value: "{operator}": supported values: "DoesNotExist", '
                         '"Exists", "Gt", "In", "Lt", "NotIn"')
     prefix, _separator, name = key.rpartition("/")
-    if not name or len(name) > 63 or not _QUALIFIED_NAME.match(name) or (
-            prefix and (len(prefix) > 253 or not _DNS_SUBDOMAIN.match(prefix))):
+    if not name or len(name) > 63 or not QUALIFIED_NAME_PART.match(name) or (
+            prefix and (len(prefix) > 253 or not DNS1123_SUBDOMAIN.match(prefix))):
         problems.append(f'{path}.key: Invalid value: "{key}": name part must consist of alphanumeric characters, '
                         "'-', '_' or '.', and must start and end with an alphanumeric character")
     for index, value in enumerate(values):
-        if len(str(value)) > 63 or not _LABEL_VALUE.match(str(value)):
+        if len(str(value)) > 63 or not LABEL_VALUE.match(str(value)):
             problems.append(f'{path}.values[{index}]: Invalid value: "{value}": a valid label must be an empty string '
                             "or consist of alphanumeric characters, '-', '_' or '.'")
     return problems

@@ -18,8 +18,9 @@ import base64
 import dataclasses
 import functools
 import hashlib
-import re
 import typing as t
+
+from .._common.names import DNS1123_SUBDOMAIN
 
 ID_LABEL = "applyset.kubernetes.io/id"
 PART_OF_LABEL = "applyset.kubernetes.io/part-of"
@@ -35,7 +36,6 @@ PARENT_API_VERSION = "v1"
 PARENT_KIND = "ConfigMap"
 
 # A ConfigMap's name: a DNS subdomain.
-_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 
 def applyset_id(name: str, namespace: str, kind: str = PARENT_KIND, group: str = "") -> str:
@@ -57,7 +57,7 @@ def split_group_kind(value: str) -> tuple[str, str]:
 
 def name_problem(name: str) -> str:
     """Why ``name`` cannot name a parent, or an empty string."""
-    if len(name) > 253 or not _NAME.match(name):
+    if len(name) > 253 or not DNS1123_SUBDOMAIN.match(name):
         return "must be a lowercase DNS subdomain (letters, digits, '-' and '.'), at most 253 characters"
     return ""
 

@@ -13,8 +13,9 @@ import ipaddress
 import json
 import typing as t
 
+from .._common.names import DNS1123_LABEL
 from . import nads as raw_nads
-from .common import DNS_LABEL, Problems, check_keys, path, type_name
+from .common import Problems, check_keys, path, type_name
 
 BRIDGE_RESOURCE_PREFIX = "bridge.network.kubevirt.io/"
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
@@ -35,7 +36,7 @@ def bridge_nad(problems: Problems, where: str, nad: t.Any, bridge: str, trunk: l
     namespace = nad.get("namespace")
     if namespace is None:
         problems.error(path(where, "namespace"), "required: the namespace of the VMs that use this network")
-    elif not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
+    elif not isinstance(namespace, str) or not DNS1123_LABEL.match(namespace):
         problems.error(path(where, "namespace"), f"{namespace!r} is not a namespace name (a lower-case DNS label)")
     # ``bridge`` is always written: without it the plugin would create and use an unconnected cni0.
     config: dict[str, t.Any] = {"cniVersion": "0.3.1", "name": name, "type": nad.get("cni_type", "bridge"),

@@ -11,9 +11,9 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import json
-import re
 import typing as t
 
+from .._common.names import HOST_NAME
 from . import nads as raw_nads
 from .bridge_networks import RESOURCE_NAME_ANNOTATION, bridge_nad, migration_nad
 from .common import Problems, check_keys, check_label_map, path, selector_matches, version_tuple
@@ -28,7 +28,6 @@ BRIDGE_KEYS = frozenset(("name", "policy_name", "state", "ports", "node_selector
                          "carries_node_ip", "max_unavailable", "networks", "copy_mac", "static_ip"))
 MIGRATION_KEYS = frozenset(("name", "namespace", "nic", "range", "exclude", "mtu", "nic_mtu"))
 MAX_NODE_SELECTOR_ENTRIES = 256
-_DNS_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
 
 
 def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
@@ -240,7 +239,7 @@ def _nmstate(problems: Problems, spec: t.Mapping[str, t.Any]) -> dict[str, t.Any
             problems.warn("disconnected: the DNS probe (root-servers.net) does not pass before the change, so nmstate "
                           "skips it; set dns_probe_host to a name the site's DNS resolves to keep that safety net")
         return None
-    if not isinstance(host, str) or not _DNS_NAME.match(host):
+    if not isinstance(host, str) or not HOST_NAME.match(host):
         problems.error("dns_probe_host", f"{host!r} is not a DNS name")
         return None
     return {"apiVersion": "nmstate.io/v1", "kind": "NMState", "metadata": {"name": spec.get("nmstate_name", "nmstate")},

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import typing as t
 
+from .._common.names import DNS1123_LABEL
 from .common import (
-    DNS_LABEL,
     Problems,
     is_control_plane,
 )
@@ -45,7 +45,7 @@ def check_custom_pool(spec: t.Mapping[str, t.Any], selected: t.Sequence[t.Mappin
     custom = spec.get("pool")
     if custom is None:
         return None
-    if not isinstance(custom, str) or not DNS_LABEL.match(custom) or len(custom) > 63:
+    if not isinstance(custom, str) or not DNS1123_LABEL.match(custom) or len(custom) > 63:
         problems.error("pool", "must be a MachineConfigPool name: lower-case letters, digits and '-', at most 63")
         return None
     if custom in ("worker", "master"):

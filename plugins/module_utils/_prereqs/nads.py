@@ -15,7 +15,8 @@ import json
 import re
 import typing as t
 
-from .common import DNS_LABEL, Problems, check_keys, path
+from .._common.names import DNS1123_LABEL
+from .common import Problems, check_keys, path
 
 NAD_KEYS = frozenset(("name", "namespace", "state", "config", "resource_name"))
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
@@ -53,7 +54,7 @@ def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
             problems.error(where, "must be a mapping")
             continue
         name, namespace = check_nad_name(problems, path(where, "name"), nad.get("name")), nad.get("namespace")
-        if not isinstance(namespace, str) or not DNS_LABEL.match(namespace):
+        if not isinstance(namespace, str) or not DNS1123_LABEL.match(namespace):
             problems.error(path(where, "namespace"), "a namespace is required")
         state = nad.get("state", "present")
         if state not in ("present", "absent"):
@@ -84,7 +85,7 @@ def plan(problems: Problems, nads: t.Any) -> tuple[Objects, Objects, Objects]:
 def check_nad_name(problems: Problems, where: str, name: t.Any) -> str:
     if name is None or name == "":
         problems.error(where, "required: the network's name, as VMs refer to it")
-    elif not isinstance(name, str) or len(name) > 253 or not DNS_LABEL.match(name) or name.startswith("0"):
+    elif not isinstance(name, str) or len(name) > 253 or not DNS1123_LABEL.match(name) or name.startswith("0"):
         problems.error(where, "must be a lower-case DNS label not starting with 0 (multus admission rule)")
     return str(name)
 

@@ -16,7 +16,8 @@ import math
 import re
 import typing as t
 
-from .common import DNS_SUBDOMAIN, LABEL_VALUE, Problems, check_label_map, path
+from .._common.names import DNS1123_SUBDOMAIN, LABEL_VALUE
+from .common import Problems, check_label_map, path
 
 NNCP_API_VERSION = "nmstate.io/v1"
 INTERFACE_TYPES = frozenset((
@@ -127,13 +128,13 @@ POLICY_NAME_RULE = ("must be at most 63 characters of lower case letters, digits
 
 def _policy_name_ok(name: t.Any) -> bool:
     return isinstance(name, str) and 0 < len(name) <= 63 and bool(LABEL_VALUE.match(name)) \
-        and bool(DNS_SUBDOMAIN.match(name))
+        and bool(DNS1123_SUBDOMAIN.match(name))
 
 
 def check_policy_name(problems: Problems, where: str, name: t.Any, existing_names: set[t.Any]) -> None:
     """nmstate's name rule holds on create only: a policy already on the cluster needs only the API server's."""
     if name in existing_names:
-        if not (isinstance(name, str) and len(name) <= 253 and DNS_SUBDOMAIN.match(name)):
+        if not (isinstance(name, str) and len(name) <= 253 and DNS1123_SUBDOMAIN.match(name)):
             problems.error(where, "must be a DNS-1123 subdomain")
     elif not _policy_name_ok(name):
         problems.error(where, POLICY_NAME_RULE)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import typing as t
 
+from .._common.names import QUALIFIED_NAME_PART
 from .common import Problems, check_keys, check_label_map, node_list, path, selector_matches
 from .sriov_networks import render_nad, sriov_network
 from .sriov_nodes import SUPPORTED_NICS, check_nic_selector, check_nodes, check_overlaps, pf_aliases
@@ -37,7 +38,6 @@ FLAVOURS: dict[str, dict[str, t.Any]] = {
                   "resource_name": re.compile(r"^[a-zA-Z0-9_]+$"), "unlimited": True},
 }
 MTU_RULE = "must be within 1-9216 (the config daemon cannot set a larger MTU on a PF, and the node fails)"
-EXTENDED_RESOURCE_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
 
 def check_input(problems: Problems, spec: t.Mapping[str, t.Any]) -> None:
@@ -180,7 +180,7 @@ def _check_resource_name(problems: Problems, where: str, resource: t.Any, profil
         hint = (" (the OpenShift operator allows letters, digits and '_' only)"
                 if "-" in str(resource) and profile["name"] == "openshift" else "")
         problems.error(where, f"resource name {resource!r} is invalid{hint}")
-    elif len(resource) > 63 or not EXTENDED_RESOURCE_NAME.match(resource):
+    elif len(resource) > 63 or not QUALIFIED_NAME_PART.match(resource):
         # Deliberately earlier than the OpenShift webhook, which admits it: the kubelet refuses it later.
         problems.error(where,
                        f"resource name {resource!r} is admitted by the OpenShift operator, but the kubelet would "

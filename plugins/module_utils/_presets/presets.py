@@ -15,18 +15,17 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import typing as t
 
 from .._common.errors import FieldError
 from .._common.golang import quantity_value
+from .._common.names import DNS1123_SUBDOMAIN
 from .._prereqs.common import PrerequisiteError
 
 KUBEVIRT_JSONPATCH = "kubevirt.kubevirt.io/jsonpatch"
 CDI_JSONPATCH = "containerizeddataimporter.kubevirt.io/jsonpatch"
 INSTANCETYPE_API = "instancetype.kubevirt.io/v1beta1"
 TOPOLOGIES = ("preferSockets", "preferCores", "preferThreads", "preferSpread", "preferAny")
-DNS_NAME = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
 
 PRESETS: dict[str, dict[str, t.Any]] = {
     # KubeVirt cloud provider guide for Kubermatic KKP.
@@ -111,7 +110,7 @@ def instancetype_objects(instancetypes: t.Sequence[t.Mapping[str, t.Any]],
     for index, entry in enumerate(instancetypes):
         where = f"instancetypes[{index}]"
         name, cpus, memory = entry.get("name"), entry.get("cpus"), entry.get("memory")
-        if not isinstance(name, str) or not DNS_NAME.match(name) or len(name) > 253:
+        if not isinstance(name, str) or not DNS1123_SUBDOMAIN.match(name) or len(name) > 253:
             errors.append(FieldError(f"{where}.name", "must be a DNS subdomain name", "input"))
         elif name in seen:
             errors.append(FieldError(f"{where}.name", f"duplicate name {name}", "input"))
@@ -131,7 +130,7 @@ def instancetype_objects(instancetypes: t.Sequence[t.Mapping[str, t.Any]],
     for index, entry in enumerate(preferences):
         where = f"preferences[{index}]"
         name, topology = entry.get("name"), entry.get("preferred_topology", "preferSockets")
-        if not isinstance(name, str) or not DNS_NAME.match(name):
+        if not isinstance(name, str) or not DNS1123_SUBDOMAIN.match(name):
             errors.append(FieldError(f"{where}.name", "must be a DNS subdomain name", "input"))
         if topology not in TOPOLOGIES:
             errors.append(FieldError(f"{where}.preferred_topology", f"must be one of {', '.join(TOPOLOGIES)}",

@@ -1,0 +1,23 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Kubernetes' name rules, once: the patterns of k8s.io/apimachinery v0.34.4, pkg/util/validation/validation.go
+(the length limits are the callers', which name the field they check), and a DNS host name as resolvers take it.
+
+PRIVATE: the interface may change without notice.
+"""
+
+from __future__ import annotations
+
+import re
+
+_LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+_PART = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
+
+DNS1123_LABEL = re.compile(rf"^{_LABEL}$")                           # IsDNS1123Label (63)
+DNS1123_SUBDOMAIN = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")          # IsDNS1123Subdomain (253)
+LABEL_VALUE = re.compile(rf"^({_PART})?$")                           # IsValidLabelValue (63)
+QUALIFIED_NAME_PART = re.compile(rf"^{_PART}$")                      # IsQualifiedName's name part (63)
+QUALIFIED_NAME = re.compile(rf"^({_LABEL}(\.{_LABEL})*/)?{_PART}$")  # IsQualifiedName: [subdomain/]name
+# A host name the DNS probe resolves: letters of either case, an optional final dot, 253 characters at most.
+HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
