@@ -10,12 +10,14 @@ import os
 
 from ansible.module_utils.urls import open_url
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import ClusterFailed
+
 # The largest release file upstream publishes is a few MiB (virt-operator's, with its CRDs); anything far past
 # that is not one.
 MAX_BYTES = 64 * 1024 * 1024
 
 
-class FetchError(Exception):
+class FetchError(ClusterFailed):
     pass
 
 

@@ -1,12 +1,28 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Field errors shared by the engine, the prerequisites and the presets. PRIVATE."""
+"""The collection's exceptions' roots, and the field errors shared by the engine, the prerequisites and the presets.
+
+Every exception raised under plugins/ derives from CollectionError: Refused when the collection refuses its input
+(the user's words name what is wrong), ClusterFailed when the cluster, the network or a file it reads fails it.
+A caller catches either, or both as CollectionError, in one place. PRIVATE."""
 
 from __future__ import annotations
 
 import dataclasses
 import typing as t
+
+
+class CollectionError(Exception):
+    """Anything this collection raises."""
+
+
+class Refused(CollectionError):
+    """The collection refused its input."""
+
+
+class ClusterFailed(CollectionError):
+    """The cluster (or the way to it, or a file read for it) failed the collection."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -24,7 +40,7 @@ class FieldError:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
-class RenderError(Exception):
+class RenderError(Refused):
     """The input is refused; ``errors`` lists every problem found, each with its path."""
 
     def __init__(self, errors: t.Sequence[FieldError], warnings: t.Sequence[str] = ()) -> None:
@@ -35,7 +51,7 @@ class RenderError(Exception):
         super().__init__(f"HyperConverged refused with {len(self.errors)} error(s): {summary}{more}")
 
 
-class BuildError(Exception):
+class BuildError(Refused):
     """An operand builder failed the way HCO's builder would (jsonpatch, tuning policy, IP, ...)."""
 
     def __init__(self, path: str, message: str) -> None:

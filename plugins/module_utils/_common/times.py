@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import typing as t
 
+from .errors import Refused
+
 LAYOUT = "2006-01-02T15:04:05Z07:00"
 _SECONDS_PER_DAY = 86400
 
 
-class TimeError(ValueError):
+class TimeError(Refused, ValueError):
     """A value Go's time.Parse refuses, with Go's message (``parsing time "..." as "...": cannot parse ...``)."""
 
 

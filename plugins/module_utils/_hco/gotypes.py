@@ -21,12 +21,13 @@ from __future__ import annotations
 import copy
 import typing as t
 
+from .._common.errors import Refused
 from .go_types_data import ROOTS, SHAPES
 
 _MISSING = object()
 
 
-class GoDecodeError(ValueError):
+class GoDecodeError(Refused, ValueError):
     """A JSON value that cannot be decoded into the Go type at ``path`` (json: cannot unmarshal ...)."""
 
     def __init__(self, path: str, message: str) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.errors import ClusterFailed
 from . import access, delete, observe, prune
 from .applyset import ApplySet, Record, name_problem
 from .client import Connection, KubeError
@@ -45,7 +46,7 @@ __all__ = ["FIELD_MANAGER", "MANAGED_BY_LABEL", "Applier", "ApplyFailed", "Optio
            "secret_values", "sized"]
 
 
-class ApplyFailed(Exception):
+class ApplyFailed(ClusterFailed):
     def __init__(self, message: str, errors: list[dict[str, t.Any]] | None = None,
                  partial: dict[str, t.Any] | None = None) -> None:
         super().__init__(message)

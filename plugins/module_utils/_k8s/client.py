@@ -17,6 +17,7 @@ import time
 import typing as t
 from urllib.parse import quote, urlencode, urlsplit
 
+from .._common.errors import ClusterFailed
 from . import kubeconfig as _kubeconfig
 from . import proxies
 from . import transport as _transport
@@ -37,7 +38,7 @@ _FORBIDDEN = re.compile(r'User "(?P<user>[^"]*)" cannot (?P<verb>\S+) resource "
                         r'(?: in API group "(?P<group>[^"]*)")?(?: in the namespace "(?P<ns>[^"]*)")?')
 
 
-class KubeError(Exception):
+class KubeError(ClusterFailed):
     """An API request failed; status is the HTTP status (0 when the server could not be reached)."""
 
     def __init__(self, message: str, status: int = 0, body: dict[str, t.Any] | None = None) -> None:

@@ -18,6 +18,8 @@ import dataclasses
 import os
 import typing as t
 
+from .._common.errors import Refused
+
 try:
     import yaml
 except ImportError as exc:  # the cluster modules report it (client.KUBERNETES_IMPORT_ERROR)
@@ -30,7 +32,7 @@ Plugin = t.Literal["exec", "auth-provider"]
 Fault = t.Literal["file", "current-context", "context"]
 
 
-class KubeconfigError(Exception):
+class KubeconfigError(Refused):
     """A kubeconfig that cannot be used, named by file (and line, for YAML errors) and entry; never a credential.
     ``contexts``: the context names the files have, for a problem with the context."""
 

@@ -16,6 +16,7 @@ import os
 import re
 import typing as t
 
+from .._common.errors import Refused
 from .yaml_go import NotJSON, json_value
 
 try:
@@ -180,7 +181,7 @@ def _yaml_documents(text: str) -> list[t.Any]:
         raise ValueError(f"is not valid YAML: {problem}{where}") from None
 
 
-class _NotJSONAtAll(ValueError):
+class _NotJSONAtAll(Refused, ValueError):
     """The first document is not JSON: the stream is read as YAML, as kubectl falls back to it."""
 
 
@@ -225,7 +226,7 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 _SPACE = re.compile(r"\s*")
 
 
-class _NonFinite(Exception):
+class _NonFinite(Refused):
     pass
 
 
@@ -264,7 +265,7 @@ def _position(text: str, constant: str) -> tuple[int, int]:
 MAX_EXPANDED_NODES = 1_000_000
 
 
-class AliasBomb(Exception):
+class AliasBomb(Refused):
     pass
 
 

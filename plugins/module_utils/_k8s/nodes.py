@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.errors import Refused
 from .client import KubeError
 from .manifests import objects_of
 
@@ -23,7 +24,7 @@ class Requester(t.Protocol):
     def request(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None) -> t.Any: ...
 
 
-class NodesError(ValueError):
+class NodesError(Refused, ValueError):
     """A Node list or snapshot that cannot be read, in the words of where it came from."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.errors import Refused
 from .applyset import lease_name
 
 # What k8s_apply sends for an object it owns: GET (live object, drift), a labelled LIST per kind (prune,
@@ -31,7 +32,7 @@ ALWAYS_READ = (
 )
 
 
-class RbacError(ValueError):
+class RbacError(Refused, ValueError):
     """A kind list that cannot be turned into rules."""
 
 

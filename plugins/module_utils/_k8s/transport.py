@@ -30,6 +30,7 @@ import typing as t
 import zlib
 from urllib.parse import unquote, urlsplit, urlunsplit
 
+from .._common.errors import ClusterFailed
 from .kubeconfig import Endpoint
 from .proxies import shown
 from .request import host_header, request_bytes
@@ -48,7 +49,7 @@ Headers = t.Sequence[tuple[str, str]]
 Answer = tuple[int, t.Callable[[str], t.Optional[str]], bytes]  # noqa: UP045  (status, header lookup, body)
 
 
-class TransportError(Exception):
+class TransportError(ClusterFailed):
     """No answer: the connection failed, timed out or broke. ``tls``: the server's certificate was not trusted.
     ``refused``: something on the way answered no (a proxy refused the tunnel), which trying again does not change.
     ``sent``: the request may have reached the server (its bytes were written), so a write may have happened."""

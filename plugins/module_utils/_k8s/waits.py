@@ -13,11 +13,12 @@ import dataclasses
 import time
 import typing as t
 
+from .._common.errors import ClusterFailed
 from . import readiness
 from .client import Connection, KubeError
 
 
-class WaitFailed(Exception):
+class WaitFailed(ClusterFailed):
     pass
 
 

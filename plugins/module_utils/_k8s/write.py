@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 import typing as t
 
+from .._common.errors import Refused
 from . import lost_answers
 from .client import Unreachable
 from .context import Context
@@ -23,7 +24,7 @@ from .waits import WaitSpec, wait_for_all
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
 
 
-class PrerequisitesRefused(Exception):
+class PrerequisitesRefused(Refused):
     """What waited for a CRD or Namespace of this run was refused by its dry run once they existed."""
 
     def __init__(self, problems: list[Problem]) -> None:

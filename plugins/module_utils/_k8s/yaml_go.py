@@ -20,6 +20,8 @@ import re
 import struct
 import typing as t
 
+from .._common.errors import Refused
+
 try:
     import yaml
 except ImportError:  # the module reports the kubernetes library (which needs PyYAML) as missing
@@ -144,7 +146,7 @@ def _go_float32(value: float) -> str:
     return ("-" if negative else "") + formatted
 
 
-class NotJSON(ValueError):
+class NotJSON(Refused, ValueError):
     """A value kubectl cannot turn into JSON either, with where it stands."""
 
     def __init__(self, problem: str, mark: t.Any) -> None:

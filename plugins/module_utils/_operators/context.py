@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.errors import ClusterFailed
 from .._k8s.apply import Applier, ApplyFailed, Options
 from .._k8s.discovery import Discovery
 from .._k8s.waiting import Waiter
@@ -19,7 +20,7 @@ from .settings import Settings
 Fetch = t.Callable[[str], bytes]
 
 
-class Failed(Exception):
+class Failed(ClusterFailed):
     def __init__(self, message: str, result: dict[str, t.Any]) -> None:
         super().__init__(message)
         self.result = result
