@@ -186,7 +186,7 @@ class ActionModule(ControllerAction):
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.
         origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]
-        # With -v (AWX: verbosity 1), here rather than in a debug task of its own: a task costs 20 ms in every run.
+        # With -v (AWX: verbosity 1), here rather than in a debug task of its own, which every run would pay for.
         display.v("where each setting came from:\n" + "\n".join(f"  {origin}" for origin in origins))
         # The plan as the later tasks read it (site_prereqs, site_hyperconverged, site_expanded, site_render): made
         # here, where validating it computed it anyway, rather than again by three tasks of every run.

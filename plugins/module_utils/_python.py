@@ -5,8 +5,7 @@
 
 Every private package's ``__init__`` imports this first, so a module on an older interpreter (a RHEL 9 host's
 platform Python is 3.9) fails with this message rather than a TypeError from the first ``X | None`` it meets. Written
-for any Python 3, so that the old interpreter gets as far as saying so; tests/config.yml states the same floor for
-ansible-test.
+for any Python 3, so that the old interpreter gets as far as saying so.
 """
 
 import platform

@@ -5,7 +5,7 @@
 
 On a local connection the module would run on this machine anyway. Run here, in the worker Ansible forks for this
 task (and discards after it), the call skips a Python start-up and the imports AnsiballZ compiles from source each
-time: most of a no-op call (bench/site_apply.py). The worker already has the client imported (the action plugin
+time: most of a no-op call. The worker already has the client imported (the action plugin
 imports it, and Ansible loads action plugins before it forks).
 
 It runs here only when the module would have run on the same interpreter, as the same user, now:

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The site playbook's flat ``site_*`` settings: one table gives each setting's type, default, choices, range and
 check. The values are read by _site_values, composed by _site_compose, and the AWX survey and the settings guide are
-generated from it (scripts/generate-site-settings). PRIVATE; no Ansible imports.
+generated from it. PRIVATE; no Ansible imports.
 """
 
 from __future__ import annotations

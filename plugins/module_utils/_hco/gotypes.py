@@ -7,8 +7,7 @@ Python dicts cannot tell what Go can: a struct field the type does not have (dro
 pointer to an empty struct (``affinity: {}`` is set; ``affinity: null`` or absent is not), and an ``omitempty`` map or
 slice that is empty (dropped on encode). :func:`decode` round-trips a value through the Go type the way
 ``json.Unmarshal`` then ``json.Marshal`` would; :func:`decode_over` is ``json.Unmarshal`` over an existing value
-(HCO's jsonpatch step). The types come from ``go_types_data`` (generated from the CRDs by
-``scripts/generate-go-types``).
+(HCO's jsonpatch step). The types come from ``go_types_data`` (generated from HCO's CRDs).
 
 Two things a CRD schema does not say and this module therefore does not do: whether a scalar field is a pointer
 (``omitempty`` drops ``false``/``0``/``""`` only from non-pointers), so scalars are kept as given; and whether a struct
@@ -127,7 +126,7 @@ def decode_over(old: t.Any, new: t.Any, shape: int, path: str = "") -> t.Any:
             child, required = known[key] if known is not None else (node[1], True)
             previous = old.get(key)
             # A scalar field over a scalar of the same type is the new value (the recursion's last branch); taken
-            # here, it spares a call and a path per leaf of a patched operand's whole spec (bench/render.py).
+            # here, it spares a call and a path per leaf of a patched operand's whole spec.
             if SHAPES[child][0] == "s" and type(value) is type(previous) and value is not None \
                     and not isinstance(value, (dict, list)):
                 result[key] = value

@@ -253,7 +253,7 @@ class Connection:
 
     def _query_string(self, query: t.Mapping[str, t.Any]) -> str:
         """The encoded query, kept for the next request with the same one (each object's dry run and apply send
-        the same few queries; encoding one costs 5 us). A query with a list value is encoded each time."""
+        the same few queries, and encoding one is not free). A query with a list value is encoded each time."""
         key = tuple(query.items())
         try:
             cached = self._queries.get(key)

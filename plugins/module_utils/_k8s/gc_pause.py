@@ -5,11 +5,10 @@
 
 An apply over thousands of objects allocates a few hundred thousand containers that live until it ends (the decoded
 LIST, the records of each stage). Each time the count of long-lived objects grows by a quarter the collector walks
-all of them, and finds nothing: the apply's data holds no reference cycles. Over a no-op of 10,000 ConfigMaps that
-walking was a quarter of the call's CPU (0.73 s against 0.55 s; bench/apply_latency.py shows the wall time). Memory
-is unchanged: objects without cycles are freed by their reference counts, collector or not (the peak RSS of 5,000
-ConfigMaps applied from empty was 119 MB with it and 120 MB without, and a collection after both runs found no
-garbage). Reference counting frees the data as before; only the search for cycles waits until the call ends.
+all of them, and finds nothing: the apply's data holds no reference cycles. Over a no-op of thousands of objects
+that walking is a large share of the call's CPU. Memory is unchanged: objects without cycles are freed by their
+reference counts, collector or not, and a collection after a paused run finds no garbage. Reference counting frees
+the data as before; only the search for cycles waits until the call ends.
 
 Calls that overlap in one process (threads) share one pause: the first disables the collector, the last restores
 it as the first found it.

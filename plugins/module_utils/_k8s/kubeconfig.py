@@ -3,9 +3,9 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Where to connect and with which static credentials, from kubeconfig files as kubectl reads them. PRIVATE.
 
-Read here, not with the kubernetes client library, because importing that library costs 0.23 s in every module
-process (its kubeconfig loader pulls in the whole API client, pydantic, requests-oauthlib and dateutil): a quarter
-of a no-op apply of 10,000 objects. Users whose credentials come from a program (``exec``) or an ``auth-provider``
+Read here, not with the kubernetes client library, because importing that library in every module process (its
+kubeconfig loader pulls in the whole API client, pydantic, requests-oauthlib and dateutil) would cost more than a
+no-op apply's own work. Users whose credentials come from a program (``exec``) or an ``auth-provider``
 are marked ``plugin`` and loaded by the library, which runs and renews those. The order in which a user's
 credentials are tried is the library's (kubernetes-client/python, config/kube_config.py,
 KubeConfigLoader._load_authentication): auth-provider, token/tokenFile, exec, username/password.

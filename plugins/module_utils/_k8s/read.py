@@ -95,8 +95,8 @@ def input_scopes(ctx: Context, objects: t.Sequence[t.Any]) -> dict[Resource, fro
 
 class Listing:
     """The LISTs of ``scopes``, sent now from a thread of their own; ``result()`` waits for them and raises what
-    they raised. On a no-op over thousands of objects the server's part of the LIST (0.1-0.2 s for 10,000
-    ConfigMaps) then overlaps parse, resolve and label, which need only this process."""
+    they raised. On a no-op over thousands of objects the server's part of the LIST then overlaps parse,
+    resolve and label, which need only this process."""
 
     def __init__(self, ctx: Context, scopes: Scopes, applyset: ApplySet | None) -> None:
         self._ctx, self._scopes, self._applyset = ctx, scopes, applyset

@@ -86,8 +86,8 @@ def verdict(spec: WaitSpec, obj: dict[str, t.Any] | None) -> readiness.Verdict:
 
 
 def _compile(expression: str) -> t.Any:
-    # Imported on the first jsonpath wait: jsonpath-ng and its parser tables take 10-15 ms to import, in every run of
-    # every task that loads this module, and most runs wait on no jsonpath.
+    # Imported on the first jsonpath wait: jsonpath-ng builds its parser tables at import, which every task that
+    # loads this module would pay, and most runs wait on no jsonpath.
     try:
         from jsonpath_ng.ext import parse as jsonpath_parse
     except ImportError:

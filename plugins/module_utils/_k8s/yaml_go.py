@@ -164,8 +164,8 @@ if yaml is not None:
 
         def construct_document(self, node: t.Any) -> t.Any:
             """Plain maps, lists and scalars built in one recursion, the rest by PyYAML's constructors. PyYAML's walk
-            (a generator per collection, a record of every node built) was two thirds of reading a directory of small
-            manifests (``./scripts/bench-apply --latency --inputs yaml-dir`` measures it). A node used twice through
+            (a generator per collection, a record of every node built) was most of reading a directory of small
+            manifests. A node used twice through
             an alias is built twice: equal values, and _BoundedLoader has bounded the expansion before."""
             data = self._build(node)
             self.constructed_objects: dict[t.Any, t.Any] = {}   # as PyYAML's construct_document leaves them
