@@ -74,7 +74,7 @@ def settings_rst() -> str:
             text += " Not in the survey."
         rows.append(f"   * - ``{setting.name}``\n     - {kind}\n     - {_rst_default(setting)}\n     - {text}")
     return f"""\
-.. Generated from plugins/plugin_utils/_site_settings.py by scripts/generate-site-settings; do not edit.
+.. Generated from the settings table in plugins/plugin_utils/_site_settings.py; do not edit.
 
 .. _ansible_collections.virtinfra.hyperconverged.docsite.guide_site_settings:
 

@@ -4,7 +4,7 @@
 """Server-side apply, discovery, drift and waits against a Kubernetes API server. PRIVATE.
 
 ``apply.py`` runs the apply pipeline (parse, resolve, read, ownership, parent, validate, plan, prune.find, access,
-lock, write, prune, waits, report), one module per stage; docs/dev/architecture.md has the stage map.
+lock, write, prune, waits, report), one module per stage.
 """
 
 # The Python floor (_python.py), checked before anything else is imported.

@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The apply pipeline, stage by stage (docs/dev/architecture.md has the map):
+"""The apply pipeline, stage by stage:
 
 [LISTs sent] parse → resolve → read → ownership → parent → validate → plan (dry runs) → find prunable → access
 → [write the lock's Namespace, lock, plan again: LISTs read again, the parsed input reused] → write → prune
