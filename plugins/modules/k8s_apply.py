@@ -505,6 +505,7 @@ diff:
 from ansible.module_utils.basic import AnsibleModule, missing_required_lib
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KUBERNETES_IMPORT_ERROR
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import LOCK_TIMEOUT, WAIT_TIMEOUT, WORKERS
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply
 
@@ -538,10 +539,10 @@ ARGUMENT_SPEC = dict(
         failure=dict(type="list", elements="raw", default=[]),
         ready=dict(type="bool", default=False),
     ), mutually_exclusive=[("condition", "jsonpath", "ready")], required_one_of=[("condition", "jsonpath", "ready")]),
-    wait_timeout=dict(type="int", default=300),
-    lock_timeout=dict(type="int", default=120),
+    wait_timeout=dict(type="int", default=WAIT_TIMEOUT),
+    lock_timeout=dict(type="int", default=LOCK_TIMEOUT),
     report=dict(type="str", choices=["changed", "all"], default="changed"),
-    concurrency=dict(type="int", default=16),
+    concurrency=dict(type="int", default=WORKERS),
     **AUTH_ARGUMENT_SPEC,
 )
 

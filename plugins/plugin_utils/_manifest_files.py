@@ -21,11 +21,12 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import COLLECTION
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import KUSTOMIZATION
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import kustomization as kustomization_of
 
 INDEX_NAME = ".virtinfra-rendered.json"
-INDEX_OWNER = "virtinfra.hyperconverged"
+INDEX_OWNER = COLLECTION
 
 
 class _Dumper(yaml.SafeDumper):

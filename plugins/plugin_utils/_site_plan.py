@@ -15,6 +15,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.merge import merge
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import COLLECTION
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render as render_operands
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import PrerequisiteError
@@ -27,7 +28,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_pat
 # Every part of the plan depends on these: with one of them refused, planning would only repeat the refusal.
 EVERYWHERE = frozenset({"site_platform", "site_platform_version", "site_hco_namespace", "site_release"})
 # Who manages the operands the site writes itself (standalone mode, and auto until the cluster says HCO runs).
-MANAGER = "virtinfra.hyperconverged"
+MANAGER = COLLECTION
 
 
 @dataclasses.dataclass(frozen=True)

@@ -296,9 +296,8 @@ LABELS = {
 
 # Facts and variables the playbooks set themselves: never taken for a user's typo.
 INTERNAL = frozenset({
-    "site_config", "site_nodes", "site_hyperconverged", "site_prereqs_spec", "site_prereqs", "site_output",
-    "site_manifests", "site_written", "site_rendered_count", "site_plan", "site_workload", "site_changed_prereqs",
-    "site_changed_kubevirt", "site_swap_nodes", "site_drift_total", "site_drifted", "site_warnings", "site_expanded", "site_render",
-    "site_account_written", "site_account_read", "site_settings", "site_cluster", "site_run_mode", "site_missing", "site_unchecked",
-    "site_stages", "site_failed", "site_plan_kubeconfigs", "site_sources", "site_operators", "site_reads",
+    "site_account_read", "site_account_written", "site_cluster", "site_config", "site_expanded", "site_failed",
+    "site_hyperconverged", "site_kubevirt", "site_kubevirt_rendered", "site_missing", "site_nodes", "site_plan",
+    "site_plan_kubeconfigs", "site_prereqs", "site_reads", "site_render", "site_run_mode", "site_settings",
+    "site_unchecked", "site_workload", "site_written",
 })

@@ -1,7 +1,7 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Kubernetes' name rules, once: the patterns of k8s.io/apimachinery v0.34.4, pkg/util/validation/validation.go
+"""The collection's name, and Kubernetes' name rules, once: the patterns of k8s.io/apimachinery v0.34.4, pkg/util/validation/validation.go
 (the length limits are the callers', which name the field they check), and a DNS host name as resolvers take it.
 
 PRIVATE: the interface may change without notice.
@@ -10,6 +10,9 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import re
+
+# The collection's name: its field manager, the owner of what it writes, its user agent.
+COLLECTION = "virtinfra.hyperconverged"
 
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _PART = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"

@@ -20,7 +20,7 @@ import functools
 import hashlib
 import typing as t
 
-from .._common.names import DNS1123_SUBDOMAIN
+from .._common.names import COLLECTION, DNS1123_SUBDOMAIN
 
 ID_LABEL = "applyset.kubernetes.io/id"
 PART_OF_LABEL = "applyset.kubernetes.io/part-of"
@@ -28,7 +28,7 @@ TOOLING_ANNOTATION = "applyset.kubernetes.io/tooling"
 GROUP_KINDS_ANNOTATION = "applyset.kubernetes.io/contains-group-kinds"
 NAMESPACES_ANNOTATION = "applyset.kubernetes.io/additional-namespaces"
 
-TOOL = "virtinfra.hyperconverged"
+TOOL = COLLECTION
 # <tool>/<semantic version> as the KEP asks; tests check it against galaxy.yml.
 TOOLING = f"{TOOL}/v0.1.0"
 

@@ -18,6 +18,7 @@ import typing as t
 from urllib.parse import quote, urlencode, urlsplit
 
 from .._common.errors import ClusterFailed
+from .._common.names import COLLECTION
 from . import kubeconfig as _kubeconfig
 from . import proxies
 from . import transport as _transport
@@ -199,7 +200,7 @@ class Connection:
         target = self._path_prefix + (path if _PLAIN_PATH.fullmatch(path) else _escaped(path))
         if query:
             target += ("&" if "?" in path else "?") + self._query_string(query)
-        headers = [("Accept", accept), ACCEPT_ENCODING, ("User-Agent", "virtinfra.hyperconverged"), *self._impersonation]
+        headers = [("Accept", accept), ACCEPT_ENCODING, ("User-Agent", COLLECTION), *self._impersonation]
         token = self._bearer()
         if token:
             headers.append(("Authorization", token))

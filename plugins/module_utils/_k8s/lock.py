@@ -23,13 +23,14 @@ import threading
 import time
 import typing as t
 
+from .._common.names import COLLECTION
 from .applyset import lease_name
 from .client import Connection, KubeError
 
 LEASE_SECONDS = 15      # how long a silent holder keeps the lock
 RENEW_SECONDS = 5       # how often the holder renews it
 POLL_SECONDS = 1.0
-APPLYSET_ANNOTATION = "virtinfra.hyperconverged/applyset"
+APPLYSET_ANNOTATION = f"{COLLECTION}/applyset"
 
 
 class LockFailed(KubeError):
@@ -84,7 +85,7 @@ class ApplySetLock:
         now = _micro_time()
         metadata: dict[str, t.Any] = {"name": self.name, "namespace": self.namespace,
                                       "annotations": {APPLYSET_ANNOTATION: f"ConfigMap {self.namespace}/{self.parent}"},
-                                      "labels": {"app.kubernetes.io/managed-by": "virtinfra.hyperconverged"}}
+                                      "labels": {"app.kubernetes.io/managed-by": COLLECTION}}
         if resource_version:
             metadata["resourceVersion"] = resource_version
         return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": metadata,

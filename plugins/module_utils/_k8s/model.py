@@ -12,10 +12,11 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.names import COLLECTION
 from .discovery import Resource
 from .waits import WaitSpec
 
-FIELD_MANAGER = "virtinfra.hyperconverged"
+FIELD_MANAGER = COLLECTION
 
 # What happened (or would) to one input object.
 Action = t.Literal["created", "updated", "unchanged", "adopted", "deleted", "kept", "missing", "drifted"]
@@ -105,6 +106,12 @@ class LedgerEntry:
         return entry
 
 
+# k8s_apply's defaults, once: its argument spec and every Options made without them (the operators stage's applies).
+WAIT_TIMEOUT = 300   # seconds for the waits of one call
+LOCK_TIMEOUT = 120   # seconds a run waits for another run's lock on the same apply set
+WORKERS = 16         # requests of one step in flight (the module's documentation of concurrency says why)
+
+
 @dataclasses.dataclass(frozen=True)
 class Options:
     apply_set: str | None = None  # no default: prune needs a set named on purpose
@@ -121,9 +128,9 @@ class Options:
     namespaces_created_earlier: frozenset[str] = frozenset()   # by an earlier task of the run (check mode: not yet)
     wait: bool = True
     wait_for: list[WaitSpec] = dataclasses.field(default_factory=list)
-    wait_timeout: float = 120.0
-    workers: int = 16   # k8s_apply's concurrency default (its documentation says how it was chosen)
-    lock_timeout: float = 120.0  # how long a run waits for another run's lock on the same apply set
+    wait_timeout: float = WAIT_TIMEOUT
+    workers: int = WORKERS
+    lock_timeout: float = LOCK_TIMEOUT  # how long a run waits for another run's lock on the same apply set
 
 
 # Dependency order; anything not listed is a custom resource and goes last.

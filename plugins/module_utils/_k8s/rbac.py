@@ -14,6 +14,7 @@ import dataclasses
 import typing as t
 
 from .._common.errors import Refused
+from .._common.names import COLLECTION
 from .applyset import lease_name
 
 # What k8s_apply sends for an object it owns: GET (live object, drift), a labelled LIST per kind (prune,
@@ -199,7 +200,7 @@ def automation_rbac(written: t.Sequence[t.Any], read: t.Sequence[t.Any] = (),
 
 def _objects(name: str, namespace: str, cluster_rules: list[dict[str, t.Any]],
              roles: t.Mapping[str, list[dict[str, t.Any]]]) -> list[dict[str, t.Any]]:
-    labels = {"app.kubernetes.io/managed-by": "virtinfra.hyperconverged"}
+    labels = {"app.kubernetes.io/managed-by": COLLECTION}
     subject = [{"kind": "ServiceAccount", "name": name, "namespace": namespace}]
     objects: list[dict[str, t.Any]] = [
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace, "labels": labels}},
