@@ -14,9 +14,8 @@ import re
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.versions import PLATFORM
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
-
-_VERSION = re.compile(r"^\d+\.\d+(\.\d+)?$")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -43,7 +42,7 @@ def _dns_label(value: t.Any) -> str | None:
 
 
 def _version(value: t.Any) -> str | None:
-    return None if _VERSION.match(value) else "must be MAJOR.MINOR, e.g. '1.33' or '4.19' (quote it in YAML)"
+    return None if PLATFORM.match(value) else "must be MAJOR.MINOR, e.g. '1.33' or '4.19' (quote it in YAML)"
 
 
 def _absolute(value: t.Any) -> str | None:

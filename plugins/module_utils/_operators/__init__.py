@@ -3,9 +3,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Installing, placing and upgrading the operators the site needs (the ``operators`` action).
 
-Stages: catalog (what each release profile pins) → versions (the upgrade rule) → plan (current → target per
+Stages: catalog (what each release profile pins) → upgrades (the upgrade rule) → plan (current → target per
 operator, pure) → manifests (release files checked, verified and moved into place) / olm (Subscriptions,
-InstallPlans) → readiness (what "ready" means per kind) → run (the orchestrator, the only stage with a connection).
+InstallPlans) → bundles (what an install writes, also for render mode) → by_manifests / by_olm (the two paths, with
+their waits; readiness: an instance up) → run (the entry, the only stage given a connection).
 
 PRIVATE: the interface may change without notice.
 """

@@ -14,7 +14,7 @@ import typing as t
 from .._k8s.model import FIELD_MANAGER
 from .._k8s.readiness import Verdict, condition, csv_phase
 from .._k8s.waiting import WaitFailed
-from . import bundles, olm, readiness, running, versions
+from . import bundles, olm, readiness, running, upgrades
 from .context import Context, Failed
 
 APPLY_SET = "virtinfra-operators-olm"
@@ -35,7 +35,7 @@ def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dic
             problem = None
             now, target = olm.csv_version(installed or ""), olm.csv_version(want.csv)
             if now and target and now != target:
-                problem = versions.step_problem(now, target)
+                problem = upgrades.step_problem(now, target)
                 problem = f"Subscription {want.package} {problem}" if problem else None
         if problem:
             problems.append(problem)

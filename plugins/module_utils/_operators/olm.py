@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
-from . import catalog, versions
+from .._common import versions
+from . import catalog, upgrades
 
 # Where each platform's catalog of these packages lives by default (OpenShift's Red Hat catalog; OperatorHub.io's
 # catalog as OLM's own install creates it on Kubernetes).
@@ -72,7 +73,7 @@ def allowed_csv(want: Wanted, installed: str | None) -> tuple[str | None, str | 
     now, target = csv_version(installed), csv_version(want.csv)
     if now is None or target is None:
         return None, f"Subscription {want.package}: cannot compare {installed} with {want.csv}"
-    why = versions.step_problem(now, target)
+    why = upgrades.step_problem(now, target)
     if why:
         return None, f"Subscription {want.package} {why}"
     return want.csv, None

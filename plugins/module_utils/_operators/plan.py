@@ -12,7 +12,8 @@ import dataclasses
 import difflib
 import typing as t
 
-from . import catalog, versions
+from .._common import versions
+from . import catalog, upgrades
 
 Action = t.Literal["install", "upgrade", "unchanged", "refused", "external"]
 
@@ -102,7 +103,7 @@ def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
         elif current == parsed:
             steps.append(Step(op.key, op.title, str(current), str(parsed), "unchanged"))
         else:
-            why = versions.step_problem(current, parsed)
+            why = upgrades.step_problem(current, parsed)
             steps.append(Step(op.key, op.title, str(current), str(parsed), "refused" if why else "upgrade",
                               f"{why} (read from {now.source})" if why else ""))
     problems += [f"{s.title}: {s.reason}" for s in steps if s.action == "refused"]

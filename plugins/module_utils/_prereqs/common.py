@@ -9,11 +9,11 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import difflib
-import re
 import typing as t
 
 from .._common.errors import FieldError, RenderError, join_path
 from .._common.names import LABEL_VALUE, QUALIFIED_NAME
+from .._common.versions import major_minor
 
 CONTROL_PLANE_LABELS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 
@@ -120,11 +120,11 @@ def control_plane_vm_nodes(problems: Problems, where: str, nodes: t.Sequence[t.M
 
 
 def version_tuple(text: t.Any, where: str, problems: Problems) -> tuple[int, int]:
-    match = re.match(r"^v?(\d+)\.(\d+)", str(text or ""))
-    if not match:
+    found = major_minor(text)
+    if found is None:
         problems.error(where, f"{text!r} is not a MAJOR.MINOR version")
         return (0, 0)
-    return int(match.group(1)), int(match.group(2))
+    return found
 
 
 def type_name(value: t.Any) -> str:

@@ -1,46 +1,14 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Operator versions and the upgrade rule of the KubeVirt guides: from release N-1 to N only, never down.
+"""The upgrade rule of the KubeVirt guides: from release N-1 to N only, never down.
 
 PRIVATE: the interface may change without notice.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
-import typing as t
-
-_VERSION = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
-
-
-@dataclasses.dataclass(frozen=True, order=True)
-class Version:
-    major: int
-    minor: int
-    patch: int
-
-    def __str__(self) -> str:
-        return f"v{self.major}.{self.minor}.{self.patch}"
-
-    @property
-    def line(self) -> str:
-        return f"v{self.major}.{self.minor}"
-
-
-def parse(text: t.Any) -> Version | None:
-    """``v1.9.0``, ``1.9``, ``1.20.0-rc.1``; an image reference's tag (``quay.io/x/virt-operator:v1.9.0``) too.
-    None for anything else (a digest, ``latest``)."""
-    if not isinstance(text, str) or not text:
-        return None
-    candidate = text.rsplit(":", 1)[-1] if "/" in text or ("@" not in text and text.count(":") == 1) else text
-    if "@" in text:
-        return None
-    match = _VERSION.match(candidate.strip())
-    if not match:
-        return None
-    return Version(int(match.group(1)), int(match.group(2)), int(match.group(3) or 0))
+from .._common.versions import Version
 
 
 def step_problem(current: Version, target: Version) -> str | None:

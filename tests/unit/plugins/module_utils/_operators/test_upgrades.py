@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.versions import Version, parse, step_problem
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.versions import Version, parse
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.upgrades import step_problem
 
 
 @pytest.mark.parametrize(("text", "expected"), [
