@@ -10,7 +10,7 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import pruned_messages, render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, render_kwargs, render_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import ARGUMENT_SPEC, render_kwargs, render_result
 
 
 class ActionModule(ControllerAction):

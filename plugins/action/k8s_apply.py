@@ -25,7 +25,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.clie
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Discovery
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import run_apply, wait_specs
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import WaitFailed, wait_saying
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import WaitFailed, wait_saying
 from ansible_collections.virtinfra.hyperconverged.plugins.modules import k8s_apply as module
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _in_process
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._cluster_action import ClusterCallAction

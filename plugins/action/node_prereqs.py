@@ -12,7 +12,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 class ActionModule(ControllerAction):

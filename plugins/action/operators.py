@@ -20,12 +20,12 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import connection_used
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles, catalog
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 display = Display()
 

@@ -9,7 +9,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._presets.vm_hardware import validate
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 class ActionModule(ControllerAction):

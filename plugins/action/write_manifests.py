@@ -10,7 +10,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _manifest_files as manifest_files
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 class ActionModule(ControllerAction):

@@ -67,7 +67,7 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_kwargs
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import render_kwargs
 
 
 def hco_operands(hyperconverged: t.Any, release: str = "1.20", operation: str = "create",

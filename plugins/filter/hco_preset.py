@@ -65,7 +65,7 @@ import typing as t
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluster: dict | None = None,

@@ -58,7 +58,7 @@ from ansible.errors import AnsibleFilterError
 def missing_operators(objects: t.Any, served: t.Any) -> list[t.Any]:
     # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
     # worker process (hco_operands.py says more).
-    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import (  # pylint: disable=import-outside-toplevel
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.providers import (  # pylint: disable=import-outside-toplevel
         kinds_of,
         unserved,
     )

@@ -59,7 +59,7 @@ import typing as t
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 def site_summary(stages: t.Any, check_mode: bool = False, drift: str = "revert", failure: str = "") -> list[str]:

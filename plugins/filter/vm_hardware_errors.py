@@ -47,7 +47,7 @@ _value:
 
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import plain
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import plain
 
 
 def vm_hardware_errors(vm: t.Any, kubevirt: t.Any, architecture: str | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._preset_expansion import expand_preset
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import render_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import render_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_paths import in_user_words, section, sections_of
 
 # Every part of the plan depends on these: with one of them refused, planning would only repeat the refusal.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import install_lines, kinds_of
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.providers import install_lines, kinds_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import Plan
 
 

@@ -15,7 +15,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.versions import PLATFORM
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import check_overrides
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import check_overrides
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,7 +26,7 @@ from harness.olm_crds import crd_files
 from test_k8s_apply import server_writes
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waiting import Waiter
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.waits import Waiter
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch

@@ -14,9 +14,9 @@ import typing as t
 
 from .._prereqs import olm as prereqs_olm
 from .._prereqs.common import PrerequisiteError
-from . import catalog, manifests, olm
-from .plan import target_versions
+from . import catalog, manifests, subscriptions
 from .settings import Settings
+from .steps import target_versions
 
 Fetch = t.Callable[[str], bytes]
 
@@ -25,7 +25,7 @@ Fetch = t.Callable[[str], bytes]
 class Through:
     """Through OLM: the Subscriptions wanted and the objects that make them."""
 
-    wants: tuple[olm.Wanted, ...]
+    wants: tuple[subscriptions.Wanted, ...]
     objects: tuple[dict[str, t.Any], ...]
     problems: tuple[str, ...]
     warnings: tuple[str, ...]
@@ -33,8 +33,8 @@ class Through:
 
 def through_olm(settings: Settings) -> Through:
     """The Namespace, OperatorGroup and Subscription of each package, placed and checked as OLM would."""
-    wants, problems = olm.wanted(settings.chosen(), settings.platform, settings.csvs, settings.namespace)
-    source, source_namespace = olm.CATALOGS[settings.platform]
+    wants, problems = subscriptions.wanted(settings.chosen(), settings.platform, settings.csvs, settings.namespace)
+    source, source_namespace = subscriptions.CATALOGS[settings.platform]
     entries = []
     for want in wants:
         entry: dict[str, t.Any] = {

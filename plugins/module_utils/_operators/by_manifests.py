@@ -15,10 +15,10 @@ from __future__ import annotations
 import typing as t
 
 from .._k8s.readiness import Verdict, condition, ready
-from .._k8s.waiting import WaitFailed
+from .._k8s.waits import WaitFailed
 from . import bundles, catalog, readiness, running
 from .context import Context, Failed
-from .plan import Step, plan, target_versions
+from .steps import Step, plan, target_versions
 
 APPLY_SET = "virtinfra-operator-{key}"
 

@@ -13,15 +13,15 @@ import typing as t
 
 from .._k8s.model import FIELD_MANAGER
 from .._k8s.readiness import Verdict, condition, csv_phase
-from .._k8s.waiting import WaitFailed
-from . import bundles, olm, readiness, running, upgrades
+from .._k8s.waits import WaitFailed
+from . import bundles, readiness, running, subscriptions, upgrades
 from .context import Context, Failed
 
 APPLY_SET = "virtinfra-operators-olm"
 OLM = "/apis/operators.coreos.com/v1alpha1/namespaces/{namespace}/{plural}"
 
 
-def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dict[str, str | None], list[str]]:
+def _checks(ctx: Context, wants: t.Sequence[subscriptions.Wanted]) -> tuple[list[str], dict[str, str | None], list[str]]:
     """Problems of the version steps; the CSV each Manual subscription may approve; the packages not installed."""
     problems, allowed, installs = [], {}, []
     for want in wants:
@@ -29,11 +29,11 @@ def _checks(ctx: Context, wants: t.Sequence[olm.Wanted]) -> tuple[list[str], dic
         if not installed:
             installs.append(want.package)
         if ctx.settings.approval == "Manual":
-            csv, problem = olm.allowed_csv(want, installed)
+            csv, problem = subscriptions.allowed_csv(want, installed)
             allowed[want.package] = csv
         else:
             problem = None
-            now, target = olm.csv_version(installed or ""), olm.csv_version(want.csv)
+            now, target = subscriptions.csv_version(installed or ""), subscriptions.csv_version(want.csv)
             if now and target and now != target:
                 problem = upgrades.step_problem(now, target)
                 problem = f"Subscription {want.package} {problem}" if problem else None
@@ -64,7 +64,7 @@ def install(ctx: Context) -> dict[str, t.Any]:
     approved: list[str] = []
     try:
         for want in wants:
-            def probe(want: olm.Wanted = want) -> Verdict:
+            def probe(want: subscriptions.Wanted = want) -> Verdict:
                 return _installed(ctx, want, allowed, approved)
 
             ctx.waiter.until(f"Subscription {want.namespace}/{want.package} to install {want.csv or 'its CSV'}",
@@ -79,7 +79,7 @@ def install(ctx: Context) -> dict[str, t.Any]:
     return ctx.result(plan=lines, approved=approved, installs=installs)
 
 
-def _installed(ctx: Context, want: olm.Wanted, allowed: t.Mapping[str, str | None], approved: list[str]) -> Verdict:
+def _installed(ctx: Context, want: subscriptions.Wanted, allowed: t.Mapping[str, str | None], approved: list[str]) -> Verdict:
     sub, _recorded = running.installed_csv(ctx.connection, want.namespace, want.package)
     if sub is None:
         return Verdict("waiting", "the Subscription to exist")
@@ -97,9 +97,9 @@ def _installed(ctx: Context, want: olm.Wanted, allowed: t.Mapping[str, str | Non
     return csv_phase(found) if found else Verdict("waiting", f"CSV {current} to exist")
 
 
-def _approve(ctx: Context, want: olm.Wanted, csv: str, approved: list[str]) -> None:
+def _approve(ctx: Context, want: subscriptions.Wanted, csv: str, approved: list[str]) -> None:
     listed = running.get(ctx.connection, OLM.format(namespace=want.namespace, plural="installplans")) or {}
-    names, notes = olm.approvals(listed.get("items") or [], csv)
+    names, notes = subscriptions.approvals(listed.get("items") or [], csv)
     for note in notes:
         if note not in ctx.notes:
             ctx.notes.append(note)
@@ -112,7 +112,7 @@ def _approve(ctx: Context, want: olm.Wanted, csv: str, approved: list[str]) -> N
         ctx.say(f"approved InstallPlan {want.namespace}/{name} for {csv}")
 
 
-def _await_apis(ctx: Context, want: olm.Wanted) -> None:
+def _await_apis(ctx: Context, want: subscriptions.Wanted) -> None:
     """The CRDs the CSV owns are Established: its APIs are served."""
     # The CSV the wait above saw succeed (installedCSV may not be recorded yet).
     sub, _recorded = running.installed_csv(ctx.connection, want.namespace, want.package)
@@ -133,7 +133,7 @@ def _await_apis(ctx: Context, want: olm.Wanted) -> None:
 
 def remove(ctx: Context) -> dict[str, t.Any]:
     """The Subscriptions this site made, then their CSVs (OLM leaves a CSV running when its Subscription goes)."""
-    wants, _problems = olm.wanted(ctx.settings.chosen(), ctx.settings.platform, ctx.settings.csvs,
+    wants, _problems = subscriptions.wanted(ctx.settings.chosen(), ctx.settings.platform, ctx.settings.csvs,
                                   ctx.settings.namespace)
     csvs = [(w.namespace, running.installed_csv(ctx.connection, w.namespace, w.package)) for w in wants]
     outcome = ctx.apply(APPLY_SET, [], wants[0].namespace if wants else ctx.settings.namespace)

@@ -14,7 +14,7 @@ import typing as t
 from .._common.errors import ClusterFailed
 from .._k8s.apply import Applier, ApplyFailed, Options
 from .._k8s.discovery import Discovery
-from .._k8s.waiting import Waiter
+from .._k8s.waits import Waiter
 from .settings import Settings
 
 Fetch = t.Callable[[str], bytes]

@@ -12,7 +12,7 @@ from __future__ import annotations
 import typing as t
 
 from .._k8s.discovery import Discovery
-from .._k8s.waiting import Waiter
+from .._k8s.waits import Waiter
 from . import by_manifests, by_olm
 from .context import Context, Failed, Fetch
 from .settings import Settings

@@ -17,7 +17,7 @@ import typing as t
 from .._k8s.applyset import PART_OF_LABEL, applyset_id
 from .._k8s.client import KubeError
 from .catalog import Operator
-from .plan import Running
+from .steps import Running
 
 
 def get(connection: t.Any, path: str) -> dict[str, t.Any] | None:

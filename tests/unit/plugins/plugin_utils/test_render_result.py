@@ -11,7 +11,7 @@ import pathlib
 import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.render import render
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import MANAGED_BY, render_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import MANAGED_BY, render_result
 
 HYPERCONVERGED = yaml.safe_load((pathlib.Path(__file__).resolve().parents[4] / "examples" / "hyperconverged.yml")
                                 .read_text())

@@ -14,7 +14,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.rend
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.render import render as render_prereqs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._prereqs_result import prereqs_result
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render import ARGUMENT_SPEC, MANAGED_BY, render_kwargs, render_result
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._render_result import ARGUMENT_SPEC, MANAGED_BY, render_kwargs, render_result
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_compose import compose, for_removal, merge
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 

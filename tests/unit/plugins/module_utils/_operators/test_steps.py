@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.plan import Running, check_overrides, plan, target_versions
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import Running, check_overrides, plan, target_versions
 
 KV = [catalog.BY_KEY["kubevirt"], catalog.BY_KEY["cdi"]]
 

@@ -3,7 +3,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.operators import kinds_of, unserved
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.providers import kinds_of, unserved
 
 OBJECTS = [
     {"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy", "metadata": {"name": "a"}},

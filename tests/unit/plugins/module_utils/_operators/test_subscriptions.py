@@ -3,30 +3,30 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog, olm
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog, subscriptions
 
 FAMILY = [catalog.BY_KEY["kubevirt"], catalog.BY_KEY["cdi"]]
 
 
 def test_hco_stands_for_the_family_and_prerequisite_operators_get_their_own():
-    wants, problems = olm.wanted([*FAMILY, catalog.BY_KEY["nmstate"]], "openshift", {"hco": "x.v1"}, "kv")
-    assert wants == [olm.Wanted("hco", "kubevirt-hyperconverged", "openshift-cnv", "x.v1"),
-                     olm.Wanted("nmstate", "kubernetes-nmstate-operator", "openshift-nmstate", "")]
+    wants, problems = subscriptions.wanted([*FAMILY, catalog.BY_KEY["nmstate"]], "openshift", {"hco": "x.v1"}, "kv")
+    assert wants == [subscriptions.Wanted("hco", "kubevirt-hyperconverged", "openshift-cnv", "x.v1"),
+                     subscriptions.Wanted("nmstate", "kubernetes-nmstate-operator", "openshift-nmstate", "")]
     assert problems == []
     # HCO's CSV runs the hostpath-provisioner-operator too; SR-IOV has no package on Kubernetes.
-    wants, problems = olm.wanted([*FAMILY, catalog.BY_KEY["hpp"], catalog.BY_KEY["sriov"]], "kubernetes", {}, "kv")
-    assert wants == [olm.Wanted("hco", "community-kubevirt-hyperconverged", "kv", "")]
+    wants, problems = subscriptions.wanted([*FAMILY, catalog.BY_KEY["hpp"], catalog.BY_KEY["sriov"]], "kubernetes", {}, "kv")
+    assert wants == [subscriptions.Wanted("hco", "community-kubevirt-hyperconverged", "kv", "")]
     assert len(problems) == 1 and problems[0].startswith("sriov-network-operator: no OLM package of it is known")
 
 
 def test_allowed_csv():
-    want = olm.Wanted("hco", "p", "ns", "p.v1.20.0")
-    assert olm.allowed_csv(want, None) == ("p.v1.20.0", None)
-    assert olm.allowed_csv(want, "p.v1.20.0") == (None, None)
-    assert olm.allowed_csv(want, "p.v1.19.3") == ("p.v1.20.0", None)
-    csv, problem = olm.allowed_csv(want, "p.v1.18.0")
+    want = subscriptions.Wanted("hco", "p", "ns", "p.v1.20.0")
+    assert subscriptions.allowed_csv(want, None) == ("p.v1.20.0", None)
+    assert subscriptions.allowed_csv(want, "p.v1.20.0") == (None, None)
+    assert subscriptions.allowed_csv(want, "p.v1.19.3") == ("p.v1.20.0", None)
+    csv, problem = subscriptions.allowed_csv(want, "p.v1.18.0")
     assert csv is None and "v1.18 → v1.19 → v1.20" in (problem or "")
-    csv, problem = olm.allowed_csv(olm.Wanted("hco", "p", "ns", ""), None)
+    csv, problem = subscriptions.allowed_csv(subscriptions.Wanted("hco", "p", "ns", ""), None)
     assert csv is None and "operators_csvs.hco" in (problem or "")
 
 
@@ -38,6 +38,6 @@ def test_approvals_take_exactly_the_allowed_csv():
         {"metadata": {"name": "d"}, "spec": {"clusterServiceVersionNames": ["q.v2.0.0"], "approved": False}},
         {"metadata": {"name": "e"}, "spec": {"clusterServiceVersionNames": ["p.v1.20.0", "p.v1.21.0"]}},
     ]
-    approve, notes = olm.approvals(plans, "p.v1.20.0")
+    approve, notes = subscriptions.approvals(plans, "p.v1.20.0")
     assert approve == ["a"]
     assert len(notes) == 2 and notes[0].startswith("InstallPlan b") and notes[1].startswith("InstallPlan e")
