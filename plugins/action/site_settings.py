@@ -95,8 +95,8 @@ def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered)
     sync waves unless site_sync_waves is false; in the stages layout, each object's folder and every stage's."""
     kubevirt = [plan.expanded["hyperconverged"]] if render_mode(values)[0] == "hco" else list(plan.render["operands"])
     placed = tree([("operators", operators.operators), ("instances", operators.instances),
-                 ("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
-                 ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
+                   ("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
+                   ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
     stages = values["render_layout"] == "stages"
     return {"objects": [obj for _stage, obj in placed],
             "folders": [FOLDERS[stage] for stage, _obj in placed] if stages else [],

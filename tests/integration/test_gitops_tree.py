@@ -146,9 +146,9 @@ def test_a_broken_release_file_fails_the_render_naming_it_before_any_file(tmp_pa
     out.mkdir()
     (out / "mine.txt").write_text("a person's file")
     # With a mistake elsewhere: every problem at once.
+    settings = {**operator_settings(root), "site_node_batch": "zero"}
     done = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(ROOT / "examples" / "inventory" / "hosts.yml"),
-                        "-e", f"site_render_dir={out}", "-e", json.dumps({**operator_settings(root),
-                                                                           "site_node_batch": "zero"}))
+                        "-e", f"site_render_dir={out}", "-e", json.dumps(settings))
     assert done.returncode != 0
     assert sorted(p.name for p in out.iterdir()) == ["mine.txt"]
     assert "site_node_batch: must be a number of nodes" in done.stdout

@@ -88,9 +88,9 @@ def instance(settings: Settings, op: catalog.Operator) -> dict[str, t.Any] | Non
     wanted = op.instance
     if wanted is None:
         return None
+    group = wanted.api_version.rpartition("/")[0]
     for given in settings.instances:
-        if given.get("kind") == wanted.kind and str(given.get("apiVersion", "")).split("/")[0] == \
-                wanted.api_version.split("/")[0]:
+        if given.get("kind") == wanted.kind and str(given.get("apiVersion", "")).rpartition("/")[0] == group:
             return dict(given)
     return {"apiVersion": wanted.api_version, "kind": wanted.kind, "metadata": {"name": wanted.name}}
 

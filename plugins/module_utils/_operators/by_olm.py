@@ -134,7 +134,7 @@ def _await_apis(ctx: Context, want: subscriptions.Wanted) -> None:
 def remove(ctx: Context) -> dict[str, t.Any]:
     """The Subscriptions this site made, then their CSVs (OLM leaves a CSV running when its Subscription goes)."""
     wants, _problems = subscriptions.wanted(ctx.settings.chosen(), ctx.settings.platform, ctx.settings.csvs,
-                                  ctx.settings.namespace)
+                                            ctx.settings.namespace)
     csvs = [(w.namespace, running.installed_csv(ctx.connection, w.namespace, w.package)) for w in wants]
     outcome = ctx.apply(APPLY_SET, [], wants[0].namespace if wants else ctx.settings.namespace)
     gone = {(p.get("namespace"), p.get("name")) for p in outcome.get("pruned", []) if p.get("kind") == "Subscription"}

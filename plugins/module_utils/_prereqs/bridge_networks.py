@@ -174,4 +174,3 @@ def migration_nad(problems: Problems, where: str, migration: t.Mapping[str, t.An
     return {"apiVersion": "k8s.cni.cncf.io/v1", "kind": "NetworkAttachmentDefinition",
             "metadata": {"name": name, "namespace": namespace},
             "spec": {"config": json.dumps(config, separators=(",", ":"))}}
-

@@ -99,4 +99,3 @@ def _config(problems: Problems, where: str, config: t.Mapping[str, t.Any]) -> di
         if config.get(key):
             result[target] = copy.deepcopy(config[key])
     return result
-

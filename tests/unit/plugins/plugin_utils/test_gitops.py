@@ -12,6 +12,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops i
 def tree(stages, annotate):
     return [obj for _stage, obj in placed(stages, annotate)]
 
+
 NAMESPACE = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "vms"}}
 POLICY = {"apiVersion": "nmstate.io/v1", "kind": "NodeNetworkConfigurationPolicy", "metadata": {"name": "br1"}}
 STORAGE = {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "hp"}}

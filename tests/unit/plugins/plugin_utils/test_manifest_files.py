@@ -137,8 +137,8 @@ def test_back_to_flat_the_folders_go_but_a_persons_file_keeps_its_folder(tmp_pat
                                                  "y/configmap-apps-b.yaml", "y/kustomization.yaml"]
     manifest_files.apply(flat)
     assert not (tmp_path / "x").exists() and (tmp_path / "y" / "notes.txt").read_text() == "mine\n"
-    assert sorted(p.name for p in tmp_path.glob("*.yaml")) == ["configmap-apps-a.yaml", "configmap-apps-b.yaml",
-                                                                "kustomization.yaml"]
+    names = sorted(p.name for p in tmp_path.glob("*.yaml"))
+    assert names == ["configmap-apps-a.yaml", "configmap-apps-b.yaml", "kustomization.yaml"]
 
 
 def test_a_folder_that_is_a_link_a_file_or_a_path_is_refused(tmp_path):

@@ -73,7 +73,6 @@ def test_loading_the_module_does_not_import_jsonpath_ng():
     assert done.stdout.strip() == "False"
 
 
-
 class Clock:
     def __init__(self):
         self.now = 0.0
