@@ -8,12 +8,11 @@ real server does beyond that (defaults, admission) is tested against it in tests
 
 from __future__ import annotations
 
-import collections
 import copy
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.applyset import PART_OF_LABEL, ApplySet
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Counts, KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.context import Context
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.discovery import Resource
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.model import Options, Step
@@ -38,20 +37,8 @@ def group(name: str, *versions: tuple[str, list[tuple[str, str, bool]]]) -> dict
         for version, resources in versions]}
 
 
-class Counted:
-    """The connection's counters, as the applier reads them for its result."""
-
-    def __init__(self) -> None:
-        self.requests: collections.Counter[str] = collections.Counter()
-        self.writes = 0
-
-    @property
-    def request_count(self) -> int:
-        return sum(self.requests.values())
-
-    @property
-    def write_count(self) -> int:
-        return self.writes
+class Counted(Counts):
+    """The connection's counters (the client's own), as the applier reads them for its result."""
 
     def request(self, method: str, path: str, **options: t.Any) -> t.Any:
         return self.exchange(method, path, **options)[1]

@@ -117,7 +117,24 @@ def forbidden_message(body: t.Mapping[str, t.Any], method: str, path: str) -> st
     return f"user {match['user']} cannot {match['verb']} {resource} {scope}"
 
 
-class Connection:
+class Counts:
+    """What a connection counts, as the calls' results report it."""
+
+    def __init__(self) -> None:
+        self.requests: collections.Counter[str] = collections.Counter()
+        self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
+
+    @property
+    def request_count(self) -> int:
+        return sum(self.requests.values())
+
+    @property
+    def write_count(self) -> int:
+        """Writes the server accepted (dry runs and failed attempts are not writes)."""
+        return self.writes
+
+
+class Connection(Counts):
     """HTTP access to one API server with the credentials of a kubeconfig context (or explicit host/token)."""
 
     def __init__(self, *, kubeconfig: str | dict[str, t.Any] | None = None, context: str | None = None,
@@ -154,8 +171,7 @@ class Connection:
         self.retries = retries
         self.backoff = backoff
         self._sleep = sleep
-        self.requests: collections.Counter[str] = collections.Counter()
-        self.writes = 0   # mutating requests the server accepted (not dry runs, not failed attempts)
+        super().__init__()
         self._count_lock = threading.Lock()
         self._queries: dict[tuple[tuple[str, t.Any], ...], str] = {}
         self._token: tuple[float, str | None] | None = None   # (when asked, Authorization header value)
@@ -165,15 +181,6 @@ class Connection:
     @property
     def host(self) -> str:
         return self._host
-
-    @property
-    def request_count(self) -> int:
-        return sum(self.requests.values())
-
-    @property
-    def write_count(self) -> int:
-        """Writes the server accepted (dry runs and failed attempts are not writes)."""
-        return self.writes
 
     def _remaining(self, method: str, path: str) -> float | None:
         if self.deadline is None:

@@ -61,19 +61,11 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
     }
     if not container["image"]:
         del container["image"]  # omitempty: HCO creates the Deployment even without the image variable
-    deployment["spec"] = {
-        "replicas": 1,
-        "selector": {"matchLabels": {"app": common.APP_LABEL, "app.kubernetes.io/component": COMPONENT}},
-        "strategy": {},
-        "template": {
-            "metadata": {"labels": common.labels(view, COMPONENT)},
-            "spec": {
-                "containers": [container],
-                "serviceAccountName": NAME,
-                "volumes": [{"name": "tls-cert", "secret": {"secretName": f"{NAME}-tls"}}],
-            },
-        },
-    }
+    deployment["spec"] = common.one_replica(view, COMPONENT, {
+        "containers": [container],
+        "serviceAccountName": NAME,
+        "volumes": [{"name": "tls-cert", "secret": {"secretName": f"{NAME}-tls"}}],
+    })
     config_map = common.new_object(view, "v1", "ConfigMap", CONFIG_MAP, COMPONENT)
     config_map["data"] = {"config.yaml": "rules:\n"}
     return [deployment, config_map]

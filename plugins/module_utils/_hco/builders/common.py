@@ -37,6 +37,16 @@ def labels(view: HCView, component: str) -> dict[str, str]:
     }
 
 
+def one_replica(view: HCView, component: str, pod: dict[str, t.Any]) -> dict[str, t.Any]:
+    """The spec of a single-replica Deployment of ``component`` running ``pod``, as HCO's handlers write it."""
+    return {
+        "replicas": 1,
+        "selector": {"matchLabels": {"app": APP_LABEL, "app.kubernetes.io/component": component}},
+        "strategy": {},
+        "template": {"metadata": {"labels": labels(view, component)}, "spec": pod},
+    }
+
+
 def new_object(
     view: HCView,
     api_version: str,

@@ -78,19 +78,11 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
         "terminationMessagePath": "/dev/termination-log",
         "terminationMessagePolicy": "FallbackToLogsOnError",
     }
-    deployment["spec"] = {
-        "replicas": 1,
-        "selector": {"matchLabels": {"app": common.APP_LABEL, "app.kubernetes.io/component": COMPONENT}},
-        "strategy": {},
-        "template": {
-            "metadata": {"labels": common.labels(view, COMPONENT)},
-            "spec": {
-                "containers": [container],
-                "priorityClassName": "system-cluster-critical",
-                "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-                "serviceAccountName": NAME,
-                "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
-            },
-        },
-    }
+    deployment["spec"] = common.one_replica(view, COMPONENT, {
+        "containers": [container],
+        "priorityClassName": "system-cluster-critical",
+        "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
+        "serviceAccountName": NAME,
+        "tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"}],
+    })
     return [deployment]
