@@ -82,8 +82,7 @@ def hco_preset(hyperconverged: t.Any, preset: str, release: str = "1.20", cluste
                              local_storage=local_storage, monitor_namespace=monitor_namespace,
                              monitor_account=monitor_account)
     except RenderError as exc:
-        details = "; ".join(str(e) for e in exc.errors)
-        raise AnsibleFilterError(f"preset {preset} refused: {details}") from exc
+        raise AnsibleFilterError(f"preset {preset} refused: {exc.listed}") from exc
 
 
 class FilterModule:

@@ -51,8 +51,7 @@ def node_prereqs(spec: t.Any) -> list[dict]:
     try:
         return render(plain(spec))["objects"]
     except PrerequisiteError as exc:
-        details = "; ".join(str(e) for e in exc.errors)
-        raise AnsibleFilterError(f"node prerequisites refused: {details}") from exc
+        raise AnsibleFilterError(f"node prerequisites refused: {exc.listed}") from exc
 
 
 class FilterModule:

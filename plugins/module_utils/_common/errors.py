@@ -50,6 +50,11 @@ class RenderError(Refused):
         more = f" (and {len(self.errors) - 5} more)" if len(self.errors) > 5 else ""
         super().__init__(f"HyperConverged refused with {len(self.errors)} error(s): {summary}{more}")
 
+    @property
+    def listed(self) -> str:
+        """Every error, one after the other."""
+        return "; ".join(str(e) for e in self.errors)
+
 
 class BuildError(Refused):
     """An operand builder failed the way HCO's builder would (jsonpatch, tuning policy, IP, ...)."""
