@@ -90,6 +90,17 @@ def site_objects(plan: t.Any) -> list[dict[str, t.Any]]:
     return [*plan.prereqs["objects"], *plan.render["operands"], *(plan.expanded.get("objects") or [])]
 
 
+def render_operators(values: t.Mapping[str, t.Any], plan: t.Any, errors: t.Sequence[str]) -> Rendered:
+    """Render mode's operators, every release file read and checked here, before any file is written (apply mode's
+    operators stage does it before its first write); with every other problem, unless a setting they read was
+    refused or the plan could not be made."""
+    if plan.prereqs is None or plan.render is None or plan.expanded is None or any(
+            variable(problem).startswith(("site_operators_", "site_platform", "site_release", "site_hco_namespace"))
+            for problem in errors):
+        return Rendered((), (), (), ())
+    return site_operators.rendered(values, plan.hyperconverged or {}, site_objects(plan), fetch)
+
+
 def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered) -> dict[str, t.Any]:
     """What render mode writes: every object the cluster side would write in render_mode's mode, by stage, with the
     sync waves unless site_sync_waves is false; in the stages layout, each object's folder and every stage's."""
@@ -131,6 +142,9 @@ class ActionModule(ControllerAction):
         return hosts
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
+        # One pass, longer than most, on purpose: each check's problems decide what the next one checks (a refused
+        # setting is planned with its default, and what depends on it is not reported again); the steps themselves
+        # are the _site_* modules.
         task_vars = self._task_vars or {}
         # The playbooks' own site_* names are not settings; site_config is a play var over this task's result.
         provided = {name: plain(self._templar.template(value))
@@ -163,14 +177,7 @@ class ActionModule(ControllerAction):
         refused = {variable(problem) for problem in errors}
         plan = site_plan(values, hyperconverged, prereqs_spec, removal_spec, hosts, refused)
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
-        # Render mode's operators, every release file read and checked here, before any file is written (apply
-        # mode's operators stage does it before its first write).
-        # With every other problem, unless a setting they read was refused or the plan could not be made.
-        readable = plan.prereqs is not None and plan.render is not None and plan.expanded is not None and not any(
-            variable(problem).startswith(("site_operators_", "site_platform", "site_release", "site_hco_namespace"))
-            for problem in errors)
-        operators = (site_operators.rendered(values, plan.hyperconverged or {}, site_objects(plan), fetch)
-                     if not apply and readable else Rendered((), (), (), ()))
+        operators = render_operators(values, plan, errors) if not apply else Rendered((), (), (), ())
         errors += operators.problems
         sources = site_values.effective_sources(settings)
         if errors:
@@ -196,8 +203,8 @@ class ActionModule(ControllerAction):
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
         if not apply:
-            result["tree"] = render_tree(values, plan, operators)
-            result["operators"] = {"lines": list(operators.lines), "notes": list(operators.notes)}
+            result.update(tree=render_tree(values, plan, operators),
+                          operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = live.requests
         warnings = [*live.warnings, *node_warnings, *plan.warnings]
