@@ -201,8 +201,9 @@ def test_the_spec_gives_what_unset_flat_settings_would():
 def test_through_olm_on_openshift_the_hyperconverged_must_live_where_hco_runs():
     olm = {"site_operators_source": "olm", "site_platform": "openshift", "site_platform_version": "4.19"}
     refused = list(site_values.normalize(olm).errors)
-    assert refused == [("site_hco_namespace: 'kubevirt-hyperconverged', but through OLM on OpenShift HCO "
-                       "(kubevirt-hyperconverged) runs in openshift-cnv and reconciles a HyperConverged there only; "
-                       "set site_hco_namespace: openshift-cnv")]
+    expected = ("site_hco_namespace: 'kubevirt-hyperconverged', but through OLM on OpenShift HCO "
+                "(kubevirt-hyperconverged) runs in openshift-cnv and reconciles a HyperConverged there only; "
+                "set site_hco_namespace: openshift-cnv")
+    assert refused == [expected]
     assert not site_values.normalize({**olm, "site_hco_namespace": "openshift-cnv"}).errors
     assert not site_values.normalize({**olm, "site_platform": "kubernetes", "site_platform_version": "1.33"}).errors
