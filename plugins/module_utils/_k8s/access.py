@@ -57,7 +57,7 @@ def check(ctx: Context, wanted: t.Sequence[Attributes], answers: dict[Attributes
         if not answers[(verb, group, plural, namespace, name)]:
             what = (f"{plural}.{group}" if group else plural) + (f" {name}" if name else "")
             scope = f"in namespace {namespace}" if namespace else "at cluster scope"
-            problems.append(Problem("access", None, "", f"this user cannot {verb} {what} {scope}"))
+            problems.append(Problem(object="access", path="", message=f"this user cannot {verb} {what} {scope}"))
     return problems
 
 

@@ -135,12 +135,13 @@ class Applier:
         options = self.ctx.options
         problems = []
         if options.prune and not options.apply_set:
-            problems.append(Problem("options", None, "apply_set", "prune needs an apply_set named on purpose: there "
-                                    "is no default set, so two runs can never prune each other's objects by accident"))
+            problems.append(Problem(object="options", path="apply_set", message=(
+                "prune needs an apply_set named on purpose: there is no default set, so two runs can never prune "
+                "each other's objects by accident")))
         for option in ("apply_set", "apply_set_namespace"):
             value = getattr(options, option)
             if value is not None and name_problem(value):
-                problems.append(Problem("options", None, option, name_problem(value)))
+                problems.append(Problem(object="options", index=None, path=option, message=name_problem(value)))
         return problems
 
     # ------------------------------------------------------------------ planning (no write)
@@ -279,7 +280,7 @@ class Applier:
     # ------------------------------------------------------------------ failures
     def _failure(self, message: str, problems: t.Sequence[Problem], *, partial: bool = False) -> ApplyFailed:
         ctx = self.ctx
-        masked = [Problem(p.object, p.index, p.path, ctx.masker.text(p.message)) for p in ordered(problems)]
+        masked = [dataclasses.replace(p, message=ctx.masker.text(p.message)) for p in ordered(problems)]
         details = ctx.ledger.partial(ctx.warnings) if partial else {"warnings": ctx.warnings}
         return ApplyFailed(ctx.masker.text(message), [p.as_dict() for p in masked], partial=details)
 

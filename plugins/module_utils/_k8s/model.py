@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from .._common.errors import FieldError
 from .._common.names import COLLECTION
 from .discovery import Resource
 from .waits import WaitSpec
@@ -27,14 +28,18 @@ WRITES: frozenset[str] = frozenset({"created", "updated", "adopted"})
 
 
 @dataclasses.dataclass(frozen=True)
-class Problem:
-    """One problem, named by what the user wrote: the object (``objects[3]``, ``src[0] /x.yaml, document 2``, or
-    ``v1 ConfigMap ns/name``), its input index (None for options and the cluster), a field path and the message."""
+class Problem(FieldError):
+    """The collection's one problem record (a FieldError: a field path and the message) named by what the user wrote
+    to k8s_apply: the object (``objects[3]``, ``src[0] /x.yaml, document 2``, or ``v1 ConfigMap ns/name``) and its
+    input index (None for options and the cluster)."""
 
-    object: str
-    index: int | None
-    path: str
-    message: str
+    object: str = ""
+    index: int | None = None
+    stage: str = "apply"
+
+    def __str__(self) -> str:
+        where = f"{self.object}: {self.path}" if self.path else self.object
+        return f"{where}: {self.message}"
 
     @property
     def sort_key(self) -> tuple[int, int, str, str, str]:
@@ -50,8 +55,8 @@ class Problem:
     def of(cls, value: Problem | t.Mapping[str, t.Any]) -> Problem:
         if isinstance(value, Problem):
             return value
-        return cls(str(value.get("object") or ""), value.get("index"), str(value.get("path") or ""),
-                   str(value.get("message") or ""))
+        return cls(object=str(value.get("object") or ""), index=value.get("index"), path=str(value.get("path") or ""),
+                   message=str(value.get("message") or ""))
 
 
 def ordered(problems: t.Iterable[Problem | t.Mapping[str, t.Any]]) -> list[Problem]:
@@ -61,9 +66,7 @@ def ordered(problems: t.Iterable[Problem | t.Mapping[str, t.Any]]) -> list[Probl
 
 def summary(what: str, problems: t.Sequence[Problem]) -> str:
     lines = [f"{what} ({len(problems)} problem{'s' if len(problems) != 1 else ''}):"]
-    for problem in problems:
-        where = f"{problem.object}: {problem.path}" if problem.path else problem.object
-        lines.append(f"  {where}: {problem.message}")
+    lines += [f"  {problem}" for problem in problems]
     return "\n".join(lines)
 
 
@@ -266,7 +269,7 @@ class Desired:
         return f"{self.kind} {where}"
 
     def error(self, path: str, message: str) -> Problem:
-        return Problem(f"{self.api_version} {self.label}", self.index, path, message)
+        return Problem(object=f"{self.api_version} {self.label}", index=self.index, path=path, message=message)
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -33,7 +33,7 @@ def parent_item(ctx: Context, applyset: ApplySet, items: list[Target], input_nam
                                   resource=ctx.discovery.find(PARENT_API_VERSION, PARENT_KIND)))
     recorded, problem = applyset.read(parent.live)
     if problem:
-        return None, recorded, Problem("apply_set", None, "apply_set", problem)
+        return None, recorded, Problem(object="apply_set", index=None, path="apply_set", message=problem)
     record = recorded.union(record_of(items))
     if ctx.options.namespace and any(i.resource is None and not i.namespace for i in items):
         record.namespaces.add(ctx.options.namespace)  # kinds its CRD brings may be namespaced

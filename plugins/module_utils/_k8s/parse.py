@@ -30,14 +30,14 @@ def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = N
     for index, obj in enumerate(objects):
         where = origin(origins, index)
         if not isinstance(obj, dict):
-            problems.append(Problem(where, index, "", "must be a mapping"))
+            problems.append(Problem(object=where, index=index, path="", message="must be a mapping"))
             continue
         missing = [field for field in ("apiVersion", "kind") if not isinstance(obj.get(field), str) or not obj.get(field)]
         metadata = obj.get("metadata")
         if not isinstance(metadata, dict) or not isinstance(metadata.get("name"), str) or not metadata["name"]:
             missing.append("metadata.name")
         if missing:
-            problems += [Problem(where, index, field, "required value") for field in missing]
+            problems += [Problem(object=where, index=index, path=field, message="required value") for field in missing]
             continue
         # The top level and metadata are copied, as parse changes them; what lies below is shared with the caller's
         # object: no stage changes a desired object in place (each makes a new one), and a deep copy of thousands
@@ -49,7 +49,7 @@ def parse(objects: t.Sequence[t.Any], origins: t.Sequence[str | None] | None = N
                 desired["data"] = dict(desired["data"])   # stringData is folded into it
             problem = fold_string_data(desired)
             if problem:
-                problems.append(Problem(where, index, problem[0], problem[1]))
+                problems.append(Problem(object=where, index=index, path=problem[0], message=problem[1]))
                 continue
         for field in SERVER_FIELDS:
             desired["metadata"].pop(field, None)

@@ -120,9 +120,9 @@ def find(ctx: Context, applyset: ApplySet, items: t.Sequence[Target], recorded: 
                 if foreign:
                     kept = kept.union(stays)
                     more = f" and {len(foreign) - 10} more" if len(foreign) > 10 else ""
-                    problems.append(Problem(f"{resource.api_version} {label}", None, "",
-                                            "would be pruned, but holds objects this apply set does not own: "
-                                            + ", ".join(foreign[:10]) + more))
+                    problems.append(Problem(object=f"{resource.api_version} {label}", path="", message=(
+                        "would be pruned, but holds objects this apply set does not own: "
+                        + ", ".join(foreign[:10]) + more)))
                     continue
             found.append(PruneCandidate(resource, namespace, meta["name"], meta.get("uid"), tuple(contents)))
     found.sort(key=lambda c: -KIND_RANK.get(c.resource.kind, CUSTOM_RANK))

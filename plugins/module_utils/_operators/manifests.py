@@ -83,7 +83,7 @@ def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[
         return [], problems
     _items, refused = input_stage(objects, [f"{source.location}: object {i + 1}" for i in range(len(objects))])
     if refused:
-        return [], [f"{p.object}: {p.path + ': ' if p.path else ''}{p.message}" for p in refused]
+        return [], [str(p) for p in refused]
     return objects, []
 
 

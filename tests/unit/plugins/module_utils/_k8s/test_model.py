@@ -20,28 +20,28 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.mode
 
 
 def test_problems_sort_by_input_then_path_then_the_rest_by_what_they_name():
-    found = [Problem("access", None, "", "cannot delete"), Problem("objects[2]", 2, "spec.b", "x"),
-             Problem("v1 ConfigMap ns/set", -1, "", "parent"), Problem("objects[2]", 2, "spec.a", "y"),
-             Problem("objects[0]", 0, "kind", "z"), Problem.of({"object": "options", "index": None,
+    found = [Problem(object="access", index=None, path="", message="cannot delete"), Problem(object="objects[2]", index=2, path="spec.b", message="x"),
+             Problem(object="v1 ConfigMap ns/set", index=-1, path="", message="parent"), Problem(object="objects[2]", index=2, path="spec.a", message="y"),
+             Problem(object="objects[0]", index=0, path="kind", message="z"), Problem.of({"object": "options", "index": None,
                                                                 "path": "apply_set", "message": "m"})]
     assert [(p.index, p.path) for p in ordered(found)] == [
         (0, "kind"), (2, "spec.a"), (2, "spec.b"), (None, ""), (None, "apply_set"), (-1, "")]
 
 
 def test_duplicates_are_reported_once():
-    one = Problem("objects[0]", 0, "", "same")
+    one = Problem(object="objects[0]", index=0, path="", message="same")
     assert ordered([one, Problem.of(one.as_dict())]) == [one]
 
 
 def test_summary_names_each_problem_by_object_and_path():
-    text = summary("invalid input", [Problem("objects[0]", 0, "kind", "required value"),
-                                     Problem("options", None, "", "bad")])
+    text = summary("invalid input", [Problem(object="objects[0]", index=0, path="kind", message="required value"),
+                                     Problem(object="options", index=None, path="", message="bad")])
     assert text == "invalid input (2 problems):\n  objects[0]: kind: required value\n  options: bad"
 
 
 def test_an_item_names_its_problems_by_api_version_kind_and_place():
     item = Desired(3, {}, "apps/v1", "Deployment", "web", "ns")
-    assert item.error("spec.replicas", "m") == Problem("apps/v1 Deployment ns/web", 3, "spec.replicas", "m")
+    assert item.error("spec.replicas", "m") == Problem(object="apps/v1 Deployment ns/web", index=3, path="spec.replicas", message="m")
     assert Desired(0, {}, "v1", "Namespace", "ns").label == "Namespace ns"
     assert Desired(0, {}, "x/v1", "Widget", "w").rank > Desired(0, {}, "v1", "Namespace", "n").rank
 
