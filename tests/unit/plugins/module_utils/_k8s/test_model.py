@@ -20,10 +20,12 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.mode
 
 
 def test_problems_sort_by_input_then_path_then_the_rest_by_what_they_name():
-    found = [Problem(object="access", index=None, path="", message="cannot delete"), Problem(object="objects[2]", index=2, path="spec.b", message="x"),
-             Problem(object="v1 ConfigMap ns/set", index=-1, path="", message="parent"), Problem(object="objects[2]", index=2, path="spec.a", message="y"),
-             Problem(object="objects[0]", index=0, path="kind", message="z"), Problem.of({"object": "options", "index": None,
-                                                                "path": "apply_set", "message": "m"})]
+    found = [Problem(object="access", index=None, path="", message="cannot delete"),
+             Problem(object="objects[2]", index=2, path="spec.b", message="x"),
+             Problem(object="v1 ConfigMap ns/set", index=-1, path="", message="parent"),
+             Problem(object="objects[2]", index=2, path="spec.a", message="y"),
+             Problem(object="objects[0]", index=0, path="kind", message="z"),
+             Problem.of({"object": "options", "index": None, "path": "apply_set", "message": "m"})]
     assert [(p.index, p.path) for p in ordered(found)] == [
         (0, "kind"), (2, "spec.a"), (2, "spec.b"), (None, ""), (None, "apply_set"), (-1, "")]
 
@@ -41,7 +43,8 @@ def test_summary_names_each_problem_by_object_and_path():
 
 def test_an_item_names_its_problems_by_api_version_kind_and_place():
     item = Desired(3, {}, "apps/v1", "Deployment", "web", "ns")
-    assert item.error("spec.replicas", "m") == Problem(object="apps/v1 Deployment ns/web", index=3, path="spec.replicas", message="m")
+    assert item.error("spec.replicas", "m") == Problem(object="apps/v1 Deployment ns/web", index=3,
+                                                       path="spec.replicas", message="m")
     assert Desired(0, {}, "v1", "Namespace", "ns").label == "Namespace ns"
     assert Desired(0, {}, "x/v1", "Widget", "w").rank > Desired(0, {}, "v1", "Namespace", "n").rank
 
