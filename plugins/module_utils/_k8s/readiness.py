@@ -38,6 +38,15 @@ def _generation_seen(obj: t.Mapping[str, t.Any]) -> str:
     return ""
 
 
+def _first_short(*counts: tuple[int, int, str]) -> Verdict:
+    """Waiting on the first count below what it should reach (have, should, what to say), else ready: the order in
+    which kubectl's rollout status checks a workload (k8s.io/kubectl, pkg/polymorphichelpers/rollout_status.go)."""
+    for have, should, said in counts:
+        if have < should:
+            return Verdict("waiting", said)
+    return READY
+
+
 def rollout(obj: t.Mapping[str, t.Any]) -> Verdict:
     kind = obj.get("kind")
     seen = _generation_seen(obj)
@@ -48,30 +57,21 @@ def rollout(obj: t.Mapping[str, t.Any]) -> Verdict:
         want = spec.get("replicas", 1)
         updated, total = status.get("updatedReplicas", 0), status.get("replicas", 0)
         available = status.get("availableReplicas", 0)
-        if updated < want:
-            return Verdict("waiting", f"{updated} of {want} replicas updated")
-        if total > updated:
-            return Verdict("waiting", f"{total - updated} old replicas pending termination")
-        if available < updated:
-            return Verdict("waiting", f"{available} of {updated} updated replicas available")
-        return READY
+        return _first_short((updated, want, f"{updated} of {want} replicas updated"),
+                            (updated, total, f"{total - updated} old replicas pending termination"),
+                            (available, updated, f"{available} of {updated} updated replicas available"))
     if kind == "DaemonSet":
         want = status.get("desiredNumberScheduled", 0)
         updated, available = status.get("updatedNumberScheduled", 0), status.get("numberAvailable", 0)
-        if updated < want:
-            return Verdict("waiting", f"{updated} of {want} pods updated")
-        if available < want:
-            return Verdict("waiting", f"{available} of {want} updated pods available")
-        return READY
+        return _first_short((updated, want, f"{updated} of {want} pods updated"),
+                            (available, want, f"{available} of {want} updated pods available"))
     if kind == "StatefulSet":
         want = spec.get("replicas", 1)
         ready, updated = status.get("readyReplicas", 0), status.get("updatedReplicas", 0)
         if ((spec.get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate"
                 and status.get("updateRevision") != status.get("currentRevision")):
             return Verdict("waiting", f"{updated} of {want} pods at revision {status.get('updateRevision')}")
-        if ready < want:
-            return Verdict("waiting", f"{ready} of {want} pods ready")
-        return READY
+        return _first_short((ready, want, f"{ready} of {want} pods ready"))
     raise ValueError(f"{kind} has no rollout")
 
 

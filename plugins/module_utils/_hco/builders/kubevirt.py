@@ -144,12 +144,8 @@ def _permitted_host_devices(source: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
             entry["selectors"] = [{"vendor": s.get("vendor", ""), "product": s.get("product", "")}
                                   for s in device["selectors"]]
         usb.append(entry)
-    if pci:
-        result["pciHostDevices"] = pci
-    if mdevs:
-        result["mediatedDevices"] = mdevs
-    if usb:
-        result["usb"] = usb
+    # Go's omitempty on the three lists of KubeVirt's PermittedHostDevices.
+    result.update(common.omit_empty({"pciHostDevices": pci, "mediatedDevices": mdevs, "usb": usb}))
     return result
 
 

@@ -55,12 +55,12 @@ PROFILE = ReleaseProfile(
     summary="HCO v1.14.0: v1beta1 only; KubeVirt v1.4.0, CDI v1.61.1, CNAO v0.97.3, SSP v0.22.2, AAQ v1.3.0",
     v1_hub=False,
     crd={
+        # 1.20's defaults of these three, its own of the rest (1.14 has none of 1.20's other defaulted fields).
         "spec_default": {
-            "certConfig": _NEXT.crd["spec_default"]["certConfig"],
+            **{name: _NEXT.crd["spec_default"][name]
+               for name in ("certConfig", "resourceRequirements", "uninstallStrategy")},
             "featureGates": _FEATURE_GATE_OBJECT_DEFAULT,
             "liveMigrationConfig": _LIVE_MIGRATION,
-            "resourceRequirements": {"vmiCPUAllocationRatio": 10},
-            "uninstallStrategy": "BlockUninstallIfWorkloadsExist",
             "virtualMachineOptions": {"disableFreePageReporting": False, "disableSerialConsoleLog": True},
         },
         "feature_gates": {
