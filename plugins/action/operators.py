@@ -19,7 +19,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
     connect,
 )
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import connection_used
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles, catalog
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import check_overrides
@@ -55,23 +55,21 @@ class ActionModule(ControllerAction):
     }
 
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
-        objects = plain(args["objects"])
-        needed = catalog.needed(str(o.get("apiVersion", "")) for o in objects)
-        keys = list(args["operators"]) or [op.key for op in needed]
+        given = Settings.from_objects(plain(args["objects"]))
+        if args["operators"]:   # named by the caller rather than by the kinds the objects need
+            given["operators"] = tuple(args["operators"])
+        keys = given["operators"]
         problems = check_overrides(args["versions"], "versions")
         if problems:
             return {"failed": True, "msg": "nothing was written: " + "; ".join(problems), "problems": problems}
         settings = Settings(
-            source=args["source"], platform=args["platform"], release=args["release"], operators=tuple(keys),
+            source=args["source"], platform=args["platform"], release=args["release"],
             namespace=args["namespace"], state=args["state"], versions=plain(args["versions"]),
             manifests_dir=args["manifests_dir"] or "", manifests_url=args["manifests_url"],
             checksums=plain(args["checksums"]), approval=args["approval"], csvs=plain(args["csvs"]),
             catalog_source=args["catalog_source"], catalog_namespace=args["catalog_namespace"],
             channel=args["channel"], placement=plain(args["placement"]), adopt=args["adopt"],
-            check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]),
-            skip=frozenset((str(o.get("kind")), str((o.get("metadata") or {}).get("namespace") or ""),
-                            str((o.get("metadata") or {}).get("name"))) for o in objects),
-            instances=tuple(o for o in objects if o.get("kind") in catalog.INSTANCE_KINDS))
+            check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]), **given)
         if not keys:
             return {"changed": False, "plan": [], "applied": [], "waited": [], "notes": [
                 "no operator to install: the objects given are served by none this collection installs"]}

@@ -12,7 +12,7 @@ import dataclasses
 import re
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles, catalog
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
 
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
@@ -24,10 +24,8 @@ OPTION = re.compile(r"(?<![\w./-])(?:operators_(?:source|versions|checksums|csvs
 def settings_of(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any],
                 objects: t.Sequence[t.Mapping[str, t.Any]]) -> Settings:
     """The operators stage's settings, as site.yml's play vars give them to the operators role."""
-    needed = catalog.needed(str(o.get("apiVersion", "")) for o in objects)
     return Settings(
         source=values["operators_source"], platform=values["platform"], release=values["release"],
-        operators=tuple(op.key for op in needed),
         namespace=(hyperconverged.get("metadata") or {}).get("namespace") or DEFAULT_NAMESPACE,
         versions=values["operators_versions"], manifests_dir=values["operators_manifests_dir"],
         manifests_url=values["operators_manifests_url"], checksums=values["operators_checksums"],
@@ -35,9 +33,7 @@ def settings_of(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.
         catalog_source=values["operators_catalog_source"], catalog_namespace=values["operators_catalog_namespace"],
         channel=values["operators_channel"],
         placement={"node_selector": values["infra_node_selector"]} if values["infra_node_selector"] else {},
-        skip=frozenset((str(o.get("kind")), str((o.get("metadata") or {}).get("namespace") or ""),
-                        str((o.get("metadata") or {}).get("name"))) for o in objects),
-        instances=tuple(o for o in objects if o.get("kind") in catalog.INSTANCE_KINDS))
+        **Settings.from_objects(objects))
 
 
 def rendered(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any],

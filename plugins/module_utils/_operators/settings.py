@@ -41,6 +41,17 @@ class Settings:
     check_mode: bool = False
     wait_timeout: float = 900.0
 
+    @staticmethod
+    def from_objects(objects: t.Sequence[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+        """What the objects the site writes decide: the operators serving their kinds (catalog order), the objects
+        left to the site's own apply sets (``skip``), and the site's own instances of an operator's instance kind."""
+        return {
+            "operators": tuple(op.key for op in catalog.needed(str(o.get("apiVersion", "")) for o in objects)),
+            "skip": frozenset((str(o.get("kind")), str((o.get("metadata") or {}).get("namespace") or ""),
+                               str((o.get("metadata") or {}).get("name"))) for o in objects),
+            "instances": tuple(o for o in objects if o.get("kind") in catalog.INSTANCE_KINDS),
+        }
+
     def chosen(self) -> list[catalog.Operator]:
         return [op for op in catalog.OPERATORS if op.key in self.operators]
 
