@@ -71,9 +71,11 @@ class Plan:
         return bool(self.write or self.remove or self.index_changed)
 
 
-# A file this collection writes: in the directory, or in one subfolder of it (the stages layout).
-_OWNED_NAME = re.compile(r"^(?:[A-Za-z0-9][A-Za-z0-9._-]*/)?[A-Za-z0-9][A-Za-z0-9._-]*\.yaml$")
-FOLDER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+# One name in a path: it starts with a letter or digit, so it is never "." or "..".
+_SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._-]*"
+FOLDER = re.compile(rf"^{_SEGMENT}$")
+# A file this collection writes: in the directory, or in one folder of it (the stages layout).
+_OWNED_NAME = re.compile(rf"^(?:{_SEGMENT}/)?{_SEGMENT}\.yaml$")
 
 
 def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
@@ -87,8 +89,8 @@ def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
             raise ValueError("not an index written by this collection")
     except (ValueError, KeyError, TypeError) as exc:
         return set(), [f"{path}: unreadable index ({exc}); move it away or choose another directory"]
-    # A name that could reach outside the directory (an absolute path, "..") is never trusted.
-    return {f for f in files if _OWNED_NAME.match(f) and ".." not in f.split("/")}, []
+    # A name that could reach outside the directory (an absolute path, "..") does not match: never trusted.
+    return {f for f in files if _OWNED_NAME.match(f)}, []
 
 
 def _contents(objects: t.Sequence[t.Mapping[str, t.Any]], folders: t.Sequence[str], kustomization: bool,
@@ -128,11 +130,9 @@ def plan(directory: str | os.PathLike[str], objects: t.Sequence[t.Mapping[str, t
     errors: list[str] = []
     if folders and len(folders) != len(objects):
         errors.append(f"folders: {len(folders)} given for {len(objects)} objects; give one per object")
-    for position, folder in enumerate([*folders, *kustomized]):
-        if folder and not FOLDER.match(folder):
-            errors.append(f"{'folders' if position < len(folders) else 'kustomized'}"
-                          f"[{position if position < len(folders) else position - len(folders)}]: {folder!r} is not "
-                          "one folder name (letters, digits, '.', '_', '-')")
+    for option, names in (("folders", folders), ("kustomized", kustomized)):
+        errors += [f"{option}[{position}]: {folder!r} is not one folder name (letters, digits, '.', '_', '-')"
+                   for position, folder in enumerate(names) if folder and not FOLDER.match(folder)]
     if errors:
         return Plan(root, {}, [], [], [], errors, False)
     contents = _contents(objects, folders, kustomization, kustomized, errors)

@@ -1,8 +1,9 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The collection's name, and Kubernetes' name rules, once: the patterns of k8s.io/apimachinery v0.34.4, pkg/util/validation/validation.go
-(the length limits are the callers', which name the field they check), and a DNS host name as resolvers take it.
+"""The collection's name, and Kubernetes' name rules, once: the patterns of k8s.io/apimachinery v0.34.4,
+pkg/util/validation/validation.go (the length limits are the callers', which name the field they check), and a DNS
+host name as resolvers take it.
 
 PRIVATE: the interface may change without notice.
 """

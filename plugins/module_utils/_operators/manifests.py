@@ -64,6 +64,9 @@ def checksum_problem(source: Source, content: bytes, expected: str | None) -> st
     return None
 
 
+KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
+
+
 def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[str]]:
     """The file's objects, or every problem of it, each naming the file and the document: checked as the apply's
     first stage checks its input, so a file that is no release manifest is refused before any operator is written."""
@@ -86,8 +89,6 @@ def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[
         return [], [str(p) for p in refused]
     return objects, []
 
-
-KUSTOMIZE_GROUP = "kustomize.config.k8s.io"
 # Kinds without a namespace (as the API server defines them); everything else is namespaced.
 CLUSTER_KINDS = frozenset({
     "Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "StorageClass",
