@@ -8,6 +8,7 @@ each)."""
 from __future__ import annotations
 
 import fnmatch
+import os
 import pathlib
 import re
 
@@ -21,17 +22,19 @@ UNSHIPPED = re.compile(r"(?<![\w.-])(bench|scripts|tests|molecule|\.ci|docs/dev)
 TIMING = re.compile(r"\b\d+(\.\d+)?( ?- ?\d+(\.\d+)?)? (ms|us|µs|MB)\b|\b\d+\.\d+ s\b")
 
 
+def _ignored(relative: str) -> bool:
+    return relative.startswith(".git") or any(fnmatch.fnmatch(relative, pattern) for pattern in IGNORED)
+
+
 def shipped() -> list[pathlib.Path]:
+    """The text files the build keeps; a folder the build leaves out is not walked at all (.cache holds venvs)."""
     files = []
-    for path in ROOT.rglob("*"):
-        relative = path.relative_to(ROOT).as_posix()
-        if not path.is_file() or relative.startswith(".git/") or "__pycache__" in relative:
-            continue
-        if any(fnmatch.fnmatch(relative, pattern) or relative.startswith(pattern.rstrip("/") + "/")
-               for pattern in IGNORED):
-            continue
-        if path.suffix in (".py", ".yml", ".yaml", ".rst", ".md", ".txt", ".json", ".j2", ".cfg"):
-            files.append(path)
+    for folder, names, filenames in os.walk(ROOT):
+        base = pathlib.Path(folder)
+        names[:] = [n for n in names if n != "__pycache__" and not _ignored((base / n).relative_to(ROOT).as_posix())]
+        files += [base / name for name in filenames
+                  if pathlib.Path(name).suffix in (".py", ".yml", ".yaml", ".rst", ".md", ".txt", ".json", ".j2", ".cfg")
+                  and not _ignored((base / name).relative_to(ROOT).as_posix())]
     return files
 
 
