@@ -152,6 +152,13 @@ tree:
       else empty; C(kustomized), every stage's folder in that layout.
   returned: in render mode
   type: dict
+operators:
+  description:
+    - In render mode, what the tree holds of the operators - C(lines), one per Subscription or per operator with its
+      version and object count; C(notes), what was moved or what the tree does not install (the summary prints
+      both).
+  returned: in render mode
+  type: dict
 requests:
   description: The API requests of the read of the Nodes, as every cluster call reports them (C(total), C(writes),
     C(by_method)).

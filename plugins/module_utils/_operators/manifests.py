@@ -89,6 +89,7 @@ def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[
         return [], [str(p) for p in refused]
     return objects, []
 
+
 # Kinds without a namespace (as the API server defines them); everything else is namespaced.
 CLUSTER_KINDS = frozenset({
     "Namespace", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding", "PriorityClass", "StorageClass",
