@@ -49,8 +49,11 @@ options:
     env:
       - name: K8S_AUTH_API_KEY
   validate_certs:
-    description: Verify the API server certificate (default the kubeconfig's choice, then true).
-    type: bool
+    description:
+      - Verify the API server certificate (default the kubeconfig's choice, then true).
+      - A boolean, typed as the modules type it (Ansible's argument-spec rules), so a value the modules refuse, such
+        as V(ture), is refused naming where it was set, never read as false.
+    type: raw
     aliases: [verify_ssl]
     env:
       - name: K8S_AUTH_VERIFY_SSL
@@ -87,19 +90,18 @@ options:
     env:
       - name: K8S_AUTH_IMPERSONATE_USER
   impersonate_groups:
-    description: Groups to act as, with O(impersonate_user).
-    type: list
-    elements: str
+    description: Groups to act as, with O(impersonate_user) (a list, or a string split at commas as the modules split it).
+    type: raw
     env:
       - name: K8S_AUTH_IMPERSONATE_GROUPS
   request_timeout:
-    description: Seconds for one HTTP request.
-    type: int
+    description: Seconds for one HTTP request (an integer, typed as the modules type it).
+    type: raw
     default: 30
   retries:
     description: Retries of a request that failed with 409, 429, 5xx or a connection error, as
-      M(virtinfra.hyperconverged.k8s_apply) retries them.
-    type: int
+      M(virtinfra.hyperconverged.k8s_apply) retries them (an integer, typed as the modules type it).
+    type: raw
     default: 5
   label_selector:
     description: Only the Nodes this label selector selects (as C(kubectl get nodes -l)).
@@ -157,7 +159,11 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Cacheable, Constructa
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import nodes as live_nodes
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
+    OptionsRefused,
+    connect,
+    typed,
+)
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._inventory_nodes import GROUPS, hosts_of
 
 CONNECTION_OPTIONS = ("kubeconfig", "context", "host", "api_key", "validate_certs", "ca_cert", "client_cert",
@@ -174,29 +180,48 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                                               or name.endswith((".nodes.yml", ".nodes.yaml")))
 
     def parse(self, inventory: t.Any, loader: t.Any, path: str, cache: bool = True) -> None:
+        # As amazon.aws's aws_ec2: the cache holds the API's answer (the Nodes' items) and what asked for it; hosts,
+        # groups, ansible_host and composed variables are built from it on every run, so changing any option that
+        # shapes them changes the next result with the cache on.
         super().parse(inventory, loader, path, cache)
         self._read_config_data(path)
         key = self.get_cache_key(path)
         use_cache = bool(self.get_option("cache"))
-        hosts = None
-        if use_cache and cache:
-            hosts = self._cache.get(key)
-        if hosts is None:
-            hosts = self._read(path)
+        params = self._connection_params(path)
+        query = {"selector": self.get_option("label_selector") or "",
+                 "server": [params.get(name) for name in ("kubeconfig", "context", "host", "impersonate_user")]}
+        cached = self._cache.get(key) if use_cache and cache else None
+        if isinstance(cached, dict) and cached.get("query") == query and isinstance(cached.get("items"), list):
+            items = cached["items"]
+        else:
+            items = self._read(path, params)
             if use_cache:
-                self._cache[key] = hosts
-        self._populate(hosts)
-
-    def _read(self, path: str) -> list[dict[str, t.Any]]:
-        params = {name: self.get_option(name) for name in CONNECTION_OPTIONS}
+                self._cache[key] = {"query": query, "items": items}
         try:
-            connection = connect(params)
-            found = live_nodes.listed(connection, self.get_option("label_selector"))
-        except (KubeError, KubeconfigError, live_nodes.NodesError) as exc:
+            found = live_nodes.of_items(items)
+        except live_nodes.NodesError as exc:
+            raise AnsibleParserError(f"{path}: cannot read the cluster's Nodes: {exc}") from None
+        self._populate(hosts_of(found, address=self.get_option("address"),
+                                infra_selector=self.get_option("infra_node_selector") or {},
+                                workload_selector=self.get_option("workload_node_selector") or {}))
+
+    def _connection_params(self, path: str) -> dict[str, t.Any]:
+        """The connection options, typed as the modules type them; a bad value is named where it was set."""
+        given, origins = {}, {}
+        for name in CONNECTION_OPTIONS:
+            given[name], origin = self.get_option_and_origin(name)
+            origins[name] = origin[len("env: "):] if str(origin).startswith("env: ") else f"{path}: {name}"
+        try:
+            # The environment was read by the options themselves (their env entries), and is named as it was.
+            return typed(given, {}, origins)
+        except OptionsRefused as exc:
             raise AnsibleParserError(f"{path}: cannot list the cluster's Nodes: {exc}") from None
-        return hosts_of(found, address=self.get_option("address"),
-                        infra_selector=self.get_option("infra_node_selector") or {},
-                        workload_selector=self.get_option("workload_node_selector") or {})
+
+    def _read(self, path: str, params: dict[str, t.Any]) -> list[dict[str, t.Any]]:
+        try:
+            return live_nodes.answer(connect(params), self.get_option("label_selector"))
+        except (KubeError, KubeconfigError) as exc:
+            raise AnsibleParserError(f"{path}: cannot list the cluster's Nodes: {exc}") from None
 
     def _populate(self, hosts: list[dict[str, t.Any]]) -> None:
         for group in GROUPS:

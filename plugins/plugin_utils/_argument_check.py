@@ -31,10 +31,3 @@ def refusal(action_name: str, result: ValidationResult) -> dict[str, t.Any] | No
     if isinstance(result.errors[0], UnsupportedError):
         message = f"Unsupported parameters for ({action_name}) module: {message}"
     return {"failed": True, "changed": False, "msg": message}
-
-
-def without_fallbacks(argument_spec: dict[str, t.Any]) -> dict[str, t.Any]:
-    """The spec without environment fallbacks: checked on the controller for a module that runs elsewhere, only what
-    does not depend on that host's environment."""
-    return {name: {key: value for key, value in option.items() if key != "fallback"}
-            for name, option in argument_spec.items()}

@@ -12,6 +12,7 @@ from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import without_fallbacks
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
 
 
@@ -37,7 +38,7 @@ class ClusterCallAction(ActionBase):
         if _in_process.eligible(self, task_vars):
             return _in_process.run(self, task_vars, module_args, self.ARGUMENT_SPEC, self.REQUIRED_ONE_OF, here)
         refused = _argument_check.refusal(self._task.action, _argument_check.checked(
-            _argument_check.without_fallbacks(self.ARGUMENT_SPEC), self.REQUIRED_ONE_OF, module_args))
+            without_fallbacks(self.ARGUMENT_SPEC), self.REQUIRED_ONE_OF, module_args))
         if refused is not None:
             return refused
         wrap_async = self._task.async_val

@@ -12,7 +12,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import connect, from_environment
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import OptionsRefused, connect, typed
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node, NodesError, listed, snapshot
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
 
@@ -39,7 +39,12 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
         given = {"kubeconfig": values[kubeconfig] or None, "context": values[context] or None}
         connection: Connection | None = None
         try:
-            connection = connect(from_environment(given, environ))
+            params = typed(given, environ, {"kubeconfig": f"site_{kubeconfig}", "context": f"site_{context}"})
+        except OptionsRefused as exc:
+            return LiveNodes(problems=tuple(f"{problem} (read by apply mode, which connects with it)"
+                                            for problem in exc.problems), warnings=ignored)
+        try:
+            connection = connect(params)
             found = listed(connection)
         except (KubeError, KubeconfigError, NodesError) as exc:
             problem = (f"site_action: apply mode cannot read the cluster's Nodes, which the site plans from (the "

@@ -245,12 +245,69 @@ def test_the_inventory_cache_answers_without_the_cluster_until_flushed(cluster, 
     env = {**os.environ, **awx_credential_env(cluster), "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS)}
     first = children.run([inventory, "-i", str(source), "--list"], env=env, timeout=120)
     assert first.returncode == 0, first.stderr
-    gone = {**env, "K8S_AUTH_HOST": "https://127.0.0.1:9"}   # nothing answers there
-    cached = children.run([inventory, "-i", str(source), "--list"], env=gone, timeout=120)
+    # The same server with a token it refuses: only the cache can answer.
+    refused = {**env, "K8S_AUTH_API_KEY": "not-a-token-7d2e0a"}
+    cached = children.run([inventory, "-i", str(source), "--list"], env=refused, timeout=120)
     assert cached.returncode == 0 and "cannot list" not in cached.stderr, cached.stderr
     assert json.loads(cached.stdout)["_meta"] == json.loads(first.stdout)["_meta"]
-    flushed = children.run([inventory, "-i", str(source), "--list", "--flush-cache"], env=gone, timeout=300)
+    flushed = children.run([inventory, "-i", str(source), "--list", "--flush-cache"], env=refused, timeout=300)
     assert f"{source}: cannot list the cluster's Nodes" in flushed.stdout + flushed.stderr
+    # Another server is another answer: never the first one's from the cache.
+    elsewhere = children.run([inventory, "-i", str(source), "--list"],
+                             env={**env, "K8S_AUTH_HOST": "https://127.0.0.1:9"}, timeout=120)
+    assert f"{source}: cannot list the cluster's Nodes" in elsewhere.stdout + elsewhere.stderr
+
+
+def test_with_the_cache_on_every_option_that_shapes_the_inventory_changes_the_next_result(cluster, tmp_path):
+    cache = {"cache": True, "cache_plugin": "ansible.builtin.jsonfile", "cache_connection": str(tmp_path / "cache"),
+             "retries": 0}
+    inventory = str(pathlib.Path(sys.executable).with_name("ansible-inventory"))
+    env = {**os.environ, **awx_credential_env(cluster), "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS)}
+    refused = {**env, "K8S_AUTH_API_KEY": "not-a-token-41c9b3"}   # only the cache can answer with it
+
+    def listed(environment, **options):
+        done = children.run([inventory, "-i", str(inventory_file(tmp_path, **cache, **options)), "--list"],
+                            env=environment, timeout=120)
+        assert done.returncode == 0 and "cannot list" not in done.stderr, done.stderr
+        return json.loads(done.stdout)
+
+    first = listed(env)
+    assert sorted(first["workload_nodes"]["hosts"]) == ["worker1", "worker2", "worker3"]
+    assert "arch_amd64" not in first
+    changed = listed(refused, workload_node_selector={"kubernetes.io/hostname": "worker2"},
+                     infra_node_selector={"kubernetes.io/hostname": "infra1"}, address="Hostname",
+                     keyed_groups=[{"key": "node_architecture", "prefix": "arch"}], compose={"ram": "node_memory"},
+                     groups={"big": "node_memory.endswith('Ki')"})
+    assert changed["workload_nodes"]["hosts"] == ["worker2"] and changed["infra_nodes"]["hosts"] == ["infra1"]
+    assert sorted(changed["arch_amd64"]["hosts"]) == sorted(changed["_meta"]["hostvars"])
+    hostvars = plain(changed["_meta"]["hostvars"])
+    assert hostvars["worker1"]["ansible_host"] == "worker1"   # the Hostname address
+    assert hostvars["worker1"]["ram"] == hostvars["worker1"]["node_memory"]
+    # A selector is part of the question asked of the API: another selector is read again, never filtered from the
+    # cache (with the refused token that read fails, naming the file).
+    other = children.run([inventory, "-i", str(inventory_file(tmp_path, **cache, label_selector="pool=none")),
+                          "--list"], env=refused, timeout=120)
+    assert "cannot list the cluster's Nodes" in other.stdout + other.stderr
+    assert listed(env, label_selector="node-role.kubernetes.io/worker")["_meta"]["hostvars"].keys() == {
+        "worker1", "worker2", "worker3"}
+
+
+@pytest.mark.parametrize("where", ["environment", "file"])
+def test_a_mistyped_tls_setting_is_refused_naming_where_it_was_set_never_read_as_false(cluster, tmp_path, where):
+    env = {**os.environ, **awx_credential_env(cluster), "ANSIBLE_COLLECTIONS_PATH": str(COLLECTIONS)}
+    if where == "environment":
+        env["K8S_AUTH_VERIFY_SSL"] = "ture"
+        source, named = inventory_file(tmp_path), "K8S_AUTH_VERIFY_SSL"
+    else:
+        source = inventory_file(tmp_path, validate_certs="ture")
+        named = f"{source}: validate_certs"
+    mark = cluster.audit_offset()
+    done = children.run([str(pathlib.Path(sys.executable).with_name("ansible-inventory")), "-i", str(source),
+                         "--list"], env=env, timeout=120)
+    out = done.stdout + done.stderr
+    assert f"{named}: argument 'validate_certs'" in out and "not a valid boolean" in out, out
+    assert '"worker1"' not in done.stdout
+    assert not [e for e in cluster.audit_events(mark, "admin") if (e.get("objectRef") or {}).get("resource") == "nodes"]
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,

@@ -9,8 +9,9 @@ import os
 import typing as t
 
 from ansible.module_utils.basic import env_fallback
-from ansible.module_utils.parsing.convert_bool import boolean
+from ansible.module_utils.common.arg_spec import ArgumentSpecValidator
 
+from .._common.errors import FieldError, Refused
 from .client import Connection
 
 AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
@@ -33,20 +34,45 @@ AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
 )
 
 
-def from_environment(given: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> dict[str, t.Any]:
-    """The parameters a module would get from ``given`` and its ``K8S_AUTH_*`` fallbacks (typed as the argument spec
-    types them), for a caller that connects without being the module (the site's read of the Nodes)."""
-    params: dict[str, t.Any] = {}
+def without_fallbacks(argument_spec: t.Mapping[str, t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+    """A spec without its environment fallbacks: for a check made where that environment is not the one read."""
+    return {name: {key: value for key, value in option.items() if key != "fallback"}
+            for name, option in argument_spec.items()}
+
+
+# typed() resolves the fallbacks from the environment it is given.
+_VALIDATOR = ArgumentSpecValidator(without_fallbacks(AUTH_ARGUMENT_SPEC))
+
+
+class OptionsRefused(Refused):
+    """Connection options that Ansible's argument-spec validation refuses, each named by what the user set."""
+
+    def __init__(self, problems: t.Sequence[FieldError]) -> None:
+        self.problems = tuple(problems)
+        super().__init__("; ".join(str(problem) for problem in self.problems))
+
+
+def typed(given: t.Mapping[str, t.Any], environ: t.Mapping[str, str],
+          origins: t.Mapping[str, str] | None = None) -> dict[str, t.Any]:
+    """The parameters a module would get from ``given`` and its ``K8S_AUTH_*`` fallbacks in ``environ``, typed by
+    Ansible's own argument-spec validation (ArgumentSpecValidator, as AnsibleModule types a module's), for a caller
+    that connects without being the module: the site's read of the Nodes, the nodes inventory. ``origins`` names
+    where a given option came from (``site_kubeconfig``); a fallback is named by its variable. A value the module
+    would refuse (``K8S_AUTH_VERIFY_SSL=ture``) raises OptionsRefused naming it, never reads as false."""
+    raw: dict[str, t.Any] = {}
+    named: dict[str, str] = {}
     for name, spec in AUTH_ARGUMENT_SPEC.items():
-        value = given.get(name)
+        value, origin = given.get(name), (origins or {}).get(name, name)
         if value in (None, "") and "fallback" in spec:
-            value = next((environ[var] for var in spec["fallback"][1] if environ.get(var)), None)
-            if value is not None and spec["type"] == "bool":
-                value = boolean(value, strict=False)
-            elif value is not None and spec["type"] == "list":
-                value = str(value).split(",")   # as Ansible's check_type_list splits a string
-        params[name] = spec.get("default") if value in (None, "") else value
-    return params
+            variable = next((var for var in spec["fallback"][1] if environ.get(var)), None)
+            value, origin = (environ[variable], variable) if variable else (None, origin)
+        if value not in (None, ""):
+            raw[name], named[name] = value, origin
+    problems = [FieldError(named[name], message)
+                for name in raw for message in _VALIDATOR.validate({name: raw[name]}).error_messages]
+    if problems:
+        raise OptionsRefused(problems)
+    return _VALIDATOR.validate(raw).validated_parameters
 
 
 def connect(params: t.Mapping[str, t.Any]) -> Connection:

@@ -106,8 +106,20 @@ def node_of(obj: t.Any, where: str) -> Node:
 
 
 def listed(connection: Requester, label_selector: str | None = None) -> list[Node]:
-    """Every Node, by name, read in pages of CHUNK_SIZE as kubectl reads them. A page token that expired between two
-    pages (410) restarts the read as one unpaged LIST, as client-go's pager does with FullListIfExpired."""
+    """Every Node, by name (see answer)."""
+    return of_items(answer(connection, label_selector))
+
+
+def of_items(items: t.Sequence[t.Any]) -> list[Node]:
+    """The records of a LIST's items, by name. The items carry no kind: they are Nodes by the path they came from."""
+    nodes = [node_of({**item, "kind": "Node"}, f"the Node list's items[{index}]") for index, item in enumerate(items)]
+    return sorted(nodes, key=lambda node: node.name)
+
+
+def answer(connection: Requester, label_selector: str | None = None) -> list[dict[str, t.Any]]:
+    """The API's answer: every Node's item, read in pages of CHUNK_SIZE as kubectl reads them, kept to what node_of
+    reads (what an inventory cache holds). A page token that expired between two pages (410) restarts the read as one
+    unpaged LIST, as client-go's pager does with FullListIfExpired."""
     query: dict[str, t.Any] = {"limit": CHUNK_SIZE}
     if label_selector:
         query["labelSelector"] = label_selector
@@ -126,9 +138,25 @@ def listed(connection: Requester, label_selector: str | None = None) -> list[Nod
         if not token:
             break
         query = {**query, "continue": token}
-    # A LIST's items carry no kind: they are Nodes by the path they came from.
-    nodes = [node_of({**item, "kind": "Node"}, f"the Node list's items[{index}]") for index, item in enumerate(items)]
-    return sorted(nodes, key=lambda node: node.name)
+    return [_read_part(item) for item in items]
+
+
+def _read_part(item: t.Any) -> t.Any:
+    """What node_of reads of an item (anything else, such as an item that is no mapping, as it is: node_of names it)."""
+    if not isinstance(item, dict):
+        return item
+    part: dict[str, t.Any] = {}
+    for section, fields in _READ.items():
+        value = item.get(section)
+        if isinstance(value, dict):
+            part[section] = {field: value[field] for field in fields if field in value}
+        elif value is not None:
+            part[section] = value
+    return part
+
+
+_READ = {"metadata": ("name", "labels"), "spec": ("taints", "providerID"),
+         "status": ("capacity", "allocatable", "nodeInfo", "addresses")}
 
 
 def snapshot(path: str, text: str) -> list[Node]:

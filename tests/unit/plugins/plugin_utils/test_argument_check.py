@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import AUTH_ARGUMENT_SPEC
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
+    AUTH_ARGUMENT_SPEC,
+    without_fallbacks,
+)
 from ansible_collections.virtinfra.hyperconverged.plugins.modules.k8s_apply import ARGUMENT_SPEC, REQUIRED_ONE_OF
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._argument_check import (
     checked,
     refusal,
-    without_fallbacks,
 )
 
 SECRET = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "stringData": {"password": "p4ss-w0rd"}}

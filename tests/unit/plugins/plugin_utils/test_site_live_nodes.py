@@ -27,3 +27,15 @@ def test_a_missing_or_broken_snapshot_is_a_problem_of_the_setting(tmp_path):
     broken.write_text("kind: ConfigMap\nmetadata: {name: x}\n", encoding="utf-8")
     assert live_nodes({**VALUES, "nodes_snapshot": str(broken)}, False, {}).problems[0].startswith(
         f"site_nodes_snapshot: {broken}: items[0]: kind 'ConfigMap' is not a Node")
+
+
+def test_apply_mode_refuses_a_mistyped_tls_variable_naming_it_before_connecting():
+    # The module's argument spec refuses K8S_AUTH_VERIFY_SSL=ture; the site's read of the Nodes, which runs before any
+    # module, refuses it the same way instead of reading it as false. Nothing listens at the host: a connection made
+    # anyway would be a different problem.
+    environ = {"K8S_AUTH_HOST": "https://127.0.0.1:9", "K8S_AUTH_API_KEY": "t", "K8S_AUTH_VERIFY_SSL": "ture"}
+    found = live_nodes(VALUES, True, environ)
+    assert found.nodes is None and found.requests is None
+    (problem,) = found.problems
+    assert problem.startswith("K8S_AUTH_VERIFY_SSL: argument 'validate_certs'") and "not a valid boolean" in problem
+
