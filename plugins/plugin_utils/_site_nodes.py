@@ -18,6 +18,7 @@ import difflib
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import quantity_value
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.node_memory import same_machine
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list, selector_matches
 
@@ -118,7 +119,8 @@ def _inventory_nodes(hosts: t.Sequence[Host], *, overcommit_percent: int, worklo
 
 def _differences(given: t.Mapping[str, t.Any], live: Node) -> list[tuple[str, t.Any, t.Any]]:
     """(fact, the inventory's value, the Node's) for each fact the inventory gives that the Node contradicts: a label
-    it lacks or holds with another value, other taints, another memory quantity, architecture or provider."""
+    it lacks or holds with another value, other taints, memory of another machine (node_memory.same_machine),
+    another architecture or provider."""
     found: list[tuple[str, t.Any, t.Any]] = []
     labels = given.get("labels") or {}
     wrong = {key: value for key, value in labels.items() if live.labels.get(key) != str(value)}
@@ -130,20 +132,13 @@ def _differences(given: t.Mapping[str, t.Any], live: Node) -> list[tuple[str, t.
         if taint_set(given.get("taints") or []) != taint_set(live.taints):
             found.append(("node_taints", given.get("taints") or [], [dict(taint) for taint in live.taints]))
     memory = given.get("memory")
-    if memory is not None and live.memory is not None and _quantity(memory) != _quantity(live.memory):
+    if memory is not None and live.memory is not None and not same_machine(memory, live.memory):
         found.append(("node_memory", memory, live.memory))
     for fact, key, value in (("node_architecture", "architecture", live.architecture),
                              ("node_provider", "provider", live.provider)):
         if given.get(key) and value and given[key] != value:
             found.append((fact, given[key], value))
     return found
-
-
-def _quantity(text: t.Any) -> t.Any:
-    try:
-        return quantity_value(text)
-    except (ValueError, ArithmeticError, TypeError):
-        return text
 
 
 def _with_live(inventory: list[dict[str, t.Any]], hosts: t.Mapping[str, Host], live: t.Sequence[Node], prefer: str,

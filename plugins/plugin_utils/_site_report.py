@@ -139,9 +139,12 @@ def report(run: Run) -> list[str]:
         out += lines(ordered, check_mode=run.check_mode, drift_mode=str(run.config.get("drift") or "revert"),
                      failure=run.failure)
     planned = run.results.get("site_settings")
-    warnings = (list((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or [])
-                + list(run.prereqs.get("warnings") or []) + list(run.kubevirt.get("warnings") or [])
-                + list(run.config.get("removal_kept") or []))
+    # The plan already holds the prerequisites' and the render's warnings (it computed both); a later stage's copy of
+    # one, or a warning it finds again with the live cluster, is the same warning: said once, in first-found order.
+    warnings = list(dict.fromkeys(
+        [*((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or []),
+         *(run.prereqs.get("warnings") or []), *(run.kubevirt.get("warnings") or []),
+         *(run.config.get("removal_kept") or [])]))
     if not run.config.get("apply") and run.config.get("render_mode"):
         out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
     out += [f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",

@@ -444,11 +444,32 @@ options:
 """
 
 
+# What a kubelet reports as status.capacity.memory for a machine sold with each size: the kernel's MemTotal, short of
+# the installed memory by the firmware's reservation, the kernel's page descriptors and a crash-kernel reservation
+# (263856120Ki is a 256 GiB server's, the others are of the same shape). A test registers machines by what they were
+# sold as; the Node says what a real one says.
+KUBELET_MEMORY = {"8Gi": "8029388Ki", "16Gi": "16265052Ki", "32Gi": "32762788Ki", "64Gi": "65843644Ki",
+                  "128Gi": "131811932Ki", "256Gi": "263856120Ki", "384Gi": "395994236Ki",
+                  "512Gi": "527852296Ki", "768Gi": "791889544Ki"}
+# The kubelet's default hard eviction threshold (memory.available<100Mi) comes off allocatable.
+EVICTION_KI = 100 * 1024
+
+
+def kubelet_memory(sold: str) -> str:
+    """The capacity a kubelet registers for a machine ``sold`` with that size (a Ki value is taken as reported)."""
+    if sold.endswith("Ki") and sold[:-2].isdigit():
+        return sold
+    return KUBELET_MEMORY[sold]   # a size without a row would register the nominal size no real kubelet reports
+
+
 def fake_node(name: str, *, labels: t.Mapping[str, str] | None = None, taints: t.Sequence[t.Mapping[str, str]] = (),
               memory: str = "64Gi", cpu: str = "16", architecture: str = "amd64",
               address: str | None = None) -> dict[str, t.Any]:
-    """A Node kwok manages: the status a kubelet would report at registration (capacity, addresses, node info)."""
-    resources = {"cpu": cpu, "memory": memory, "pods": "110"}
+    """A Node kwok manages: the status a kubelet would report at registration (capacity, addresses, node info).
+    ``memory``: what the machine was sold with (the inventory's node_memory); the Node reports kubelet_memory's."""
+    reported = kubelet_memory(memory)
+    capacity = {"cpu": cpu, "memory": reported, "pods": "110"}
+    allocatable = {**capacity, "memory": f"{int(reported[:-2]) - EVICTION_KI}Ki"}
     return {
         "apiVersion": "v1", "kind": "Node",
         "metadata": {"name": name, "annotations": {KWOK_ANNOTATION: "fake"},
@@ -458,7 +479,7 @@ def fake_node(name: str, *, labels: t.Mapping[str, str] | None = None, taints: t
                                 "kubernetes.io/arch": architecture, "beta.kubernetes.io/os": "linux",
                                 "beta.kubernetes.io/arch": architecture, "type": "kwok", **(labels or {})}},
         "spec": {"taints": [dict(taint) for taint in taints]} if taints else {},
-        "status": {"capacity": resources, "allocatable": resources,
+        "status": {"capacity": capacity, "allocatable": allocatable,
                    "addresses": [{"type": "InternalIP", "address": address or "192.0.2.1"},
                                  {"type": "Hostname", "address": name}],
                    # Every field the Node schema requires of nodeInfo, as a kubelet reports them.

@@ -38,23 +38,31 @@ def test_the_live_nodes_are_planned_and_node_memory_is_optional():
 
 
 def test_each_difference_names_both_values_and_the_cluster_wins_by_default():
-    hosts = [Host("w1", {"node_labels": {**WORKER, "pool": "a"}, "node_memory": "256Gi",
+    hosts = [Host("w1", {"node_labels": {**WORKER, "pool": "a"}, "node_memory": "512Gi",
                          "node_taints": [{"key": "k", "effect": "NoSchedule"}]})]
     nodes, problems, warnings = live(hosts, [node("w1", {**WORKER, "pool": "b"})])
     assert problems == [] and len(warnings) == 1
     assert "node_labels is {'pool': 'a'} in the inventory, {'pool': 'b'} on the Node" in warnings[0]
-    assert "node_memory is '256Gi' in the inventory, '263856120Ki' on the Node" in warnings[0]
+    assert "node_memory is '512Gi' in the inventory, '263856120Ki' on the Node" in warnings[0]
     assert "node_taints is [{'key': 'k', 'effect': 'NoSchedule'}] in the inventory, [] on the Node" in warnings[0]
     assert warnings[0].startswith("hostvars[w1]: ") and "planned with the Node's" in warnings[0]
     assert nodes[0]["labels"]["pool"] == "b" and nodes[0]["memory"] == "263856120Ki" and nodes[0]["taints"] == []
 
 
 def test_the_inventory_wins_with_site_node_facts_inventory_and_still_warns():
-    hosts = [Host("w1", {"node_labels": {**WORKER, "pool": "a"}, "node_memory": "256Gi"})]
+    hosts = [Host("w1", {"node_labels": {**WORKER, "pool": "a"}, "node_memory": "512Gi"})]
     nodes, _problems, warnings = live(hosts, [node("w1", {**WORKER, "pool": "b", "zone": "z1"})], prefer="inventory")
     assert len(warnings) == 1 and "planned with the inventory's (site_node_facts: inventory)" in warnings[0]
     assert nodes[0]["labels"]["pool"] == "a" and nodes[0]["labels"]["zone"] == "z1"   # the Node's others stay
-    assert nodes[0]["memory"] == "256Gi"
+    assert nodes[0]["memory"] == "512Gi"
+
+
+def test_a_machine_sold_with_the_inventorys_size_is_no_difference_and_is_planned_from_the_node():
+    # 256 GiB installed, 263856120Ki reported by the kubelet (the kernel's MemTotal): the same machine.
+    for prefer in ("cluster", "inventory"):
+        nodes, _problems, warnings = live([Host("w1", {"node_labels": WORKER, "node_memory": "256Gi"})],
+                                          [node("w1", WORKER, memory="263856120Ki")], prefer=prefer)
+        assert warnings == [] and nodes[0]["memory"] == "263856120Ki", prefer
 
 
 def test_equal_quantities_in_other_units_are_no_difference():

@@ -127,3 +127,12 @@ def test_render_mode_says_which_mode_it_rendered_for_and_why():
     out = report(Run(config=config, operands=OPERANDS, written={"files": ["a.yaml"], "written": [], "removed": []}))
     assert "rendered for hco mode: site_mode auto and site_operators_source olm: the site installs HCO" in out
     assert out[-1].startswith("operands (built by HCO): ")
+
+
+def test_a_warning_the_plan_and_a_later_stage_both_carry_is_said_once():
+    # The plan computes the prerequisites and the render, so it holds their warnings; the stages report them again.
+    results = {"site_settings": {"warnings": ["networking: bridges[0]: a warning", "hco: a warning"]}}
+    out = report(Run(config={"apply": False}, results=results, prereqs=PREREQS, operands=OPERANDS,
+                     kubevirt={"warnings": ["hco: a warning", "hco: another"]}))
+    assert [line for line in out if line.startswith("warnings:")] == [
+        "warnings: networking: bridges[0]: a warning; hco: a warning; hco: another"]
