@@ -73,9 +73,9 @@ class Plan:
 
 # One name in a path: it starts with a letter or digit, so it is never "." or "..".
 _SEGMENT = r"[A-Za-z0-9][A-Za-z0-9._-]*"
-FOLDER = re.compile(rf"^{_SEGMENT}$")
+FOLDER = re.compile(rf"^{_SEGMENT}\Z")
 # A file this collection writes: in the directory, or in one folder of it (the stages layout).
-_OWNED_NAME = re.compile(rf"^(?:{_SEGMENT}/)?{_SEGMENT}\.yaml$")
+_OWNED_NAME = re.compile(rf"^(?:{_SEGMENT}/)?{_SEGMENT}\.yaml\Z")
 
 
 def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:

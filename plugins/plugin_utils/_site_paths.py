@@ -52,8 +52,8 @@ PLAN_PATHS: tuple[tuple[str, str], ...] = (
     ("hco_namespace", "site_hco_namespace"),
 )
 _COMPILED = tuple((re.compile(re.escape(prefix) + r"(?=$|[.\[])"), name) for prefix, name in PLAN_PATHS)
-_SHARED = re.compile(r"^(?:swap|networking|sriov|storage|olm)\.((?:platform|version|hco_namespace|hyperconverged)\b.*)$")
-_NODE = re.compile(r"^(?:\w+\.)?nodes\[(\d+)\](?:\.(\w+))?(.*)$")   # a section's nodes are the site's too
+_SHARED = re.compile(r"^(?:swap|networking|sriov|storage|olm)\.((?:platform|version|hco_namespace|hyperconverged)\b.*)\Z")
+_NODE = re.compile(r"^(?:\w+\.)?nodes\[(\d+)\](?:\.(\w+))?(.*)\Z")   # a section's nodes are the site's too
 NODE_FACTS = {"memory": "node_memory", "labels": "node_labels", "taints": "node_taints", "provider": "node_provider",
               "iommu": "node_iommu"}
 

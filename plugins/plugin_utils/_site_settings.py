@@ -59,14 +59,14 @@ def _cidr(value: t.Any) -> str | None:
 
 def _address_range(value: t.Any) -> str | None:
     """A whereabouts range: CIDR or START-END/PREFIX (node_prereqs checks the ends)."""
-    match = re.match(r"^([^-/\s]+)-[^-/\s]+/(\d+)$", value)
+    match = re.match(r"^([^-/\s]+)-[^-/\s]+/(\d+)\Z", value)
     if match and _cidr(f"{match.group(1)}/{match.group(2)}") is None:
         return None
     return None if _cidr(value) is None else "must be a network in CIDR notation (10.200.5.0/24) or START-END/PREFIX"
 
 
 def _vendor(value: t.Any) -> str | None:
-    return None if re.match(r"^[0-9a-f]{4}$", value) else "must be a 4-digit hexadecimal PCI vendor ID, e.g. '8086'"
+    return None if re.match(r"^[0-9a-f]{4}\Z", value) else "must be a 4-digit hexadecimal PCI vendor ID, e.g. '8086'"
 
 
 def _cidrs(value: t.Any) -> str | None:

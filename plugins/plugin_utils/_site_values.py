@@ -23,7 +23,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_set
 
 _TRUE = {"true", "yes", "on", "1", "y"}
 _FALSE = {"false", "no", "off", "0", "n"}
-_VLAN_RANGE = re.compile(r"^(\d+)(?:\s*-\s*(\d+))?$")
+_VLAN_RANGE = re.compile(r"^(\d+)(?:\s*-\s*(\d+))?\Z")
 
 
 # AWX sends the default of every survey question as an extra var, and extra vars hide the inventory's value of the
@@ -111,7 +111,7 @@ def _coerce(setting: Setting, value: t.Any) -> t.Any:
                              f"{' or empty' if '' in setting.choices else ''}, got {text!r}")
         return text
     if setting.kind == "int":
-        if isinstance(value, str) and re.match(r"^\s*[-+]?\d+\s*$", value):
+        if isinstance(value, str) and re.match(r"^\s*[-+]?\d+\s*\Z", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"must be a whole number, got {type_name(value)} {value!r}")

@@ -23,6 +23,7 @@ import typing as t
 import pytest
 from harness import children
 from test_render_playbook import COLLECTIONS
+from socks5 import Socks5
 from tunnels import relay
 
 PLAY = """\
@@ -131,6 +132,30 @@ def test_a_proxy_from_the_environment_is_used_as_kubectl_uses_it(tmp_path, contr
     assert kubectl.returncode != 0 and ours.returncode != 0
     assert len(Tunnels.asked) == before
     assert "HTTPS_PROXY bypassed by NO_PROXY" in ours.stdout
+
+
+@pytest.mark.parametrize("scheme", ["socks5", "socks5h"])
+def test_a_socks5_proxy_resolves_the_servers_name_for_us_as_it_does_for_kubectl(tmp_path, control_plane, scheme):
+    # Only the proxy knows kubernetes.default.svc (as a bastion's SOCKS proxy knows the cluster's names); a client
+    # that resolved the name itself would fail here, and the proxy records how each CONNECT named its target.
+    socks = Socks5({"kubernetes.default.svc": ("127.0.0.1", control_plane.port)}, credentials=("ops", "s0cks-pass"))
+    try:
+        env = clean_environment(tmp_path, KUBECONFIG=str(named_kubeconfig(control_plane, tmp_path)),
+                                HTTPS_PROXY=f"{scheme}://ops:s0cks-pass@127.0.0.1:{socks.port}")
+        kubectl = subprocess.run([str(control_plane.kubectl), f"--cache-dir={tmp_path / 'kube-cache'}", "get",
+                                  "--raw", "/version"], env=env, capture_output=True, text=True, check=False)
+        assert kubectl.returncode == 0, kubectl.stderr
+        theirs = list(socks.asked)
+        ours = children.run(playbook(tmp_path, f"via-{scheme}", retries=0), env=env, timeout=300)
+        assert ours.returncode == 0, ours.stdout + ours.stderr
+        target = ("name", f"kubernetes.default.svc:{control_plane.port}")
+        assert theirs and set(theirs) == {target}
+        assert socks.asked[len(theirs):] and set(socks.asked[len(theirs):]) == {target}
+        assert "s0cks-pass" not in ours.stdout + ours.stderr
+    finally:
+        socks.close()
+    live = control_plane.kubectl_run("get", "configmap", f"via-{scheme}", "-n", "default", "-o", "json").stdout
+    assert json.loads(live)["data"] == {"via": f"via-{scheme}"}
 
 
 def test_a_proxy_that_refuses_the_tunnel_is_named_and_asked_once(tmp_path, control_plane, proxy):

@@ -183,6 +183,21 @@ def test_site_refuses_bad_settings_by_name_and_writes_nothing(tmp_path):
     assert not out.exists()
 
 
+def test_a_name_with_a_trailing_newline_is_refused_by_its_variable_before_any_file(tmp_path):
+    # "vlan100-net\n" (a YAML block scalar's clip keeps the newline) passed a name pattern written ^...$ read with
+    # re.match, and a render wrote a file and a NAD named with it. Kubernetes' name rules match the whole text.
+    inventory = ROOT / "examples" / "inventory" / "hosts.yml"
+    out = tmp_path / "out"
+    networks = {"site_render_dir": str(out),
+                "site_vm_networks": [{"name": "vlan100-net\n", "namespace": "vms", "vlan": 100},
+                                     {"name": "vlan200-net", "namespace": "vms\n", "vlan": 200}]}
+    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "-e", json.dumps(networks))
+    assert result.returncode != 0
+    assert "site_vm_networks[0].name" in result.stdout and "site_vm_networks[1].namespace" in result.stdout, \
+        result.stdout
+    assert not out.exists()
+
+
 def test_site_refuses_a_typo_in_the_hyperconverged_spec_before_anything(tmp_path):
     inventory = ROOT / "examples" / "inventory" / "hosts.yml"
     out = tmp_path / "out"

@@ -1,13 +1,15 @@
 # Copyright (c) virtinfra.hyperconverged contributors
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Text formats HCO inherits from Go and Kubernetes: ``time.Duration`` and ``resource.Quantity``.
+"""Text formats HCO inherits from Go and Kubernetes: ``time.Duration``, ``resource.Quantity`` and the anchors of a
+schema's ``pattern`` (Go's regexp).
 
 PRIVATE: this module is not part of the collection's public API.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import typing as t
 from decimal import ROUND_UP, Decimal, localcontext
@@ -43,7 +45,7 @@ def parse_duration(text: str) -> int:
     while pos < len(rest):
         match = _DURATION_PART.match(rest, pos)
         if not match or match.group(1) in ("", "."):
-            if match is None and re.match(r"[0-9.]+$", rest[pos:]):
+            if match is None and re.match(r"[0-9.]+\Z", rest[pos:]):
                 raise ValueError(f'time: missing unit in duration "{text}"')
             raise ValueError(f'time: invalid duration "{text}"')
         total += Decimal(match.group(1)) * _NS_PER_UNIT[match.group(2)]
@@ -263,3 +265,26 @@ def quantity_value(value: t.Any) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 200   # exact: the default 28 digits would round a large binary quantity
         return _split_quantity(str(value))[0]
+
+
+@functools.lru_cache(maxsize=256)
+def go_regexp(pattern: str) -> re.Pattern[str]:
+    """A CRD's ``pattern`` as the API server matches it (Go's regexp, RE2): without the ``m`` flag, ``$`` is the end
+    of the text (regexp/syntax, EndText), where Python's ``$`` also matches before a final newline; so each ``$``
+    outside a character class and not escaped is ``\\Z`` here."""
+    if "(?m" in pattern or "$" not in pattern:
+        return re.compile(pattern)
+    out, escaped, class_start = [], False, -1   # class_start: where the open class's members begin
+    for index, char in enumerate(pattern):
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif class_start < 0 and char == "[":
+            class_start = index + 2 if pattern.startswith("[^", index) else index + 1
+        elif class_start >= 0 and char == "]" and index > class_start:   # a first "]" is a member
+            class_start = -1
+        elif class_start < 0 and char == "$":
+            char = "\\Z"
+        out.append(char)
+    return re.compile("".join(out))

@@ -18,10 +18,10 @@ COLLECTION = "virtinfra.hyperconverged"
 _LABEL = r"[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 _PART = r"[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?"
 
-DNS1123_LABEL = re.compile(rf"^{_LABEL}$")                           # IsDNS1123Label (63)
-DNS1123_SUBDOMAIN = re.compile(rf"^{_LABEL}(\.{_LABEL})*$")          # IsDNS1123Subdomain (253)
-LABEL_VALUE = re.compile(rf"^({_PART})?$")                           # IsValidLabelValue (63)
-QUALIFIED_NAME_PART = re.compile(rf"^{_PART}$")                      # IsQualifiedName's name part (63)
-QUALIFIED_NAME = re.compile(rf"^({_LABEL}(\.{_LABEL})*/)?{_PART}$")  # IsQualifiedName: [subdomain/]name
+DNS1123_LABEL = re.compile(rf"^{_LABEL}\Z")                           # IsDNS1123Label (63)
+DNS1123_SUBDOMAIN = re.compile(rf"^{_LABEL}(\.{_LABEL})*\Z")          # IsDNS1123Subdomain (253)
+LABEL_VALUE = re.compile(rf"^({_PART})?\Z")                           # IsValidLabelValue (63)
+QUALIFIED_NAME_PART = re.compile(rf"^{_PART}\Z")                      # IsQualifiedName's name part (63)
+QUALIFIED_NAME = re.compile(rf"^({_LABEL}(\.{_LABEL})*/)?{_PART}\Z")  # IsQualifiedName: [subdomain/]name
 # A host name the DNS probe resolves: letters of either case, an optional final dot, 253 characters at most.
-HOST_NAME = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?$")
+HOST_NAME = re.compile(r"^(?=.{1,253}\Z)[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*\.?\Z")

@@ -13,10 +13,10 @@ import dataclasses
 import re
 import typing as t
 
-_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?$")
+_RELEASE = re.compile(r"^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+].*)?\Z")
 _MAJOR_MINOR = re.compile(r"^v?(\d+)\.(\d+)")
 # What a platform version setting takes: MAJOR.MINOR, or with its patch, and nothing else.
-PLATFORM = re.compile(r"^\d+\.\d+(\.\d+)?$")
+PLATFORM = re.compile(r"^\d+\.\d+(\.\d+)?\Z")
 
 
 @dataclasses.dataclass(frozen=True, order=True)

@@ -12,7 +12,7 @@ import re
 import typing as t
 
 from .._common.errors import FieldError, join_path
-from .._common.golang import QUANTITY_PATTERN
+from .._common.golang import QUANTITY_PATTERN, go_regexp
 
 MISSING: t.Any = object()
 # t.Optional, not X | None: ansible-test sanity's pylint reads | in a module-level alias as an unsupported operation.
@@ -68,7 +68,7 @@ class Str(Node):
         if self.enum and value not in self.enum:
             allowed = ", ".join(f'"{e}"' for e in self.enum)
             errors.append(FieldError(path, f'Unsupported value: "{value}": supported values: {allowed}'))
-        if self.pattern is not None and not re.search(self.pattern, value):
+        if self.pattern is not None and not go_regexp(self.pattern).search(value):
             errors.append(FieldError(path, f'Invalid value: "{value}": should match \'{self.pattern}\''))
         if self.min_length is not None and len(value) < self.min_length:
             errors.append(FieldError(path, f'Invalid value: "{value}": should be at least {self.min_length} chars long'))

@@ -11,8 +11,9 @@ PRIVATE: the interface may change without notice.
 
 from __future__ import annotations
 
-import re
 import typing as t
+
+from .._common.golang import go_regexp
 
 _TYPES: dict[str, tuple[type, ...]] = {"object": (dict,), "array": (list,), "string": (str,), "boolean": (bool,),
                                        "integer": (int,), "number": (int, float)}
@@ -63,7 +64,7 @@ def validate(value: t.Any, schema: t.Mapping[str, t.Any], path: str = "") -> lis
 
 def _check_string(value: str, schema: t.Mapping[str, t.Any], path: str) -> list[tuple[str, str]]:
     errors = []
-    if "pattern" in schema and not re.search(schema["pattern"], value):
+    if "pattern" in schema and not go_regexp(schema["pattern"]).search(value):
         errors.append((path, f"{value!r} does not match {schema['pattern']!r}"))
     if "maxLength" in schema and len(value) > schema["maxLength"]:
         errors.append((path, f"may not be longer than {schema['maxLength']}"))

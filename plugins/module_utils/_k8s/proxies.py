@@ -55,10 +55,13 @@ def _first(environ: t.Mapping[str, str], *names: str) -> tuple[str, str]:
 
 
 def bypasses_proxy(url: str, no_proxy: str, loopback: bool = True) -> bool:
-    """Whether ``no_proxy`` names the server, by httpproxy's rules: ``*``; an address or a CIDR range; a domain, which
-    matches itself and its subdomains, or with a leading dot (or ``*.``) its subdomains only; any of them with
-    ``:port``, matched against the URL's port or its scheme's default. ``loopback``: localhost and loopback addresses
-    are never proxied (the environment's rule; an explicit proxy carries them too)."""
+    """Whether ``no_proxy`` names the server, read entry by entry as httpproxy's ``config.init`` reads NO_PROXY and
+    matched as ``config.useProxy`` matches: ``*``; a CIDR range as net.ParseCIDR reads one (a decimal prefix length:
+    ``10.0.0.0/255.0.0.0`` is no range); an address, with a port as net.SplitHostPort splits one (``[fd00::1]`` without
+    a port is no address); otherwise a domain, which matches itself and its subdomains, or with a leading ``.`` (or
+    ``*.``; a bare ``*example.com`` is a name no host has) its subdomains only; a port given must be the URL's (or its
+    scheme's default). ``loopback``: localhost and loopback addresses are never proxied (the environment's rule; an
+    explicit proxy carries them too)."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower()
     try:
@@ -69,45 +72,68 @@ def bypasses_proxy(url: str, no_proxy: str, loopback: bool = True) -> bool:
     if loopback and (host == "localhost" or (address is not None and address.is_loopback)):
         return True
     for entry in (e.strip().lower() for e in no_proxy.split(",")):
-        if not entry:
-            continue
         if entry == "*":
             return True
-        if "/" in entry:   # a CIDR range (one that does not parse can name no host either)
-            with contextlib.suppress(ValueError):
-                if address is not None and address in ipaddress.ip_network(entry, strict=False):
-                    return True
+        if not entry:
             continue
-        name, wanted = _host_port(entry)
-        if not name or (wanted and wanted != port):
-            continue
-        if _address(name) is not None:
-            if address is not None and _address(name) == address:
+        network = _cidr(entry)
+        if network is not None:
+            if address is not None and address in network:
                 return True
             continue
-        subdomains_only = name.startswith((".", "*."))
-        suffix = "." + name.lstrip("*").lstrip(".")
-        if host.endswith(suffix) or (not subdomains_only and host == suffix[1:]):
+        split = _split_host_port(entry)
+        name, wanted = split if split is not None else (entry, "")
+        if not name:   # ":80": no host part, ignored
+            continue
+        if _address(name) is not None:
+            if address == _address(name) and wanted in ("", port):
+                return True
+            continue
+        if name.startswith("*."):
+            name = name[1:]
+        whole = not name.startswith(".")   # "example.com" matches itself too, ".example.com" only below it
+        suffix = "." + name if whole else name
+        if (host.endswith(suffix) or (whole and host == suffix[1:])) and wanted in ("", port):
             return True
     return False
 
 
-def _host_port(entry: str) -> tuple[str, str]:
-    """net.SplitHostPort's reading of a NO_PROXY entry: ``host:port`` or ``[v6]:port``; otherwise the whole entry."""
+def _cidr(entry: str) -> ipaddress.IPv4Network | ipaddress.IPv6Network | None:
+    """net.ParseCIDR: an address, ``/`` and a decimal prefix length within its size; None otherwise."""
+    text, slash, length = entry.partition("/")
+    address = _address(text) if slash else None
+    if address is None or not (length.isascii() and length.isdigit()) or int(length) > address.max_prefixlen:
+        return None
+    return ipaddress.ip_network(f"{address}/{int(length)}", strict=False)
+
+
+def _split_host_port(entry: str) -> tuple[str, str] | None:
+    """net.SplitHostPort: ``host:port`` or ``[v6]:port`` as (host, port); None where Go's reports an error (a missing
+    port, too many colons, a stray bracket)."""
+    colon = entry.rfind(":")
+    if colon < 0:
+        return None
+    start, after = 0, 0
     if entry.startswith("["):
-        close = entry.find("]")
-        if close > 0 and entry[close + 1:close + 2] == ":":
-            return entry[1:close], entry[close + 2:]
-        return entry.strip("[]"), ""
-    if entry.count(":") == 1:
-        name, _sep, port = entry.partition(":")
-        return name, port
-    return entry, ""
+        end = entry.find("]")
+        if end < 0 or end + 1 != colon:
+            return None
+        host, start, after = entry[1:end], 1, end + 1
+    else:
+        host = entry[:colon]
+        if ":" in host:
+            return None
+    if "[" in entry[start:] or "]" in entry[after:]:
+        return None
+    return host, entry[colon + 1:]
 
 
 def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """net.ParseIP: an address in its plain form (no brackets, no zone)."""
+    if "%" in host:
+        return None
     try:
-        return ipaddress.ip_address(host.strip("[]"))
+        return ipaddress.ip_address(host)
     except ValueError:
         return None
 

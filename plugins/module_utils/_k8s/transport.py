@@ -169,12 +169,17 @@ class Proxied:
         proxy = str(endpoint.proxy)
         self._shown = shown(proxy)
         parts = urlsplit(proxy)
-        if parts.scheme.lower() in ("socks4", "socks4a", "socks5", "socks5h"):
+        scheme = parts.scheme.lower()
+        if scheme in ("socks4", "socks4a", "socks5", "socks5h"):
             try:
                 from urllib3.contrib.socks import SOCKSProxyManager
-            except ImportError:   # urllib3 speaks SOCKS through PySocks, which the collection does not require
+            except ImportError:   # urllib3 speaks SOCKS through PySocks (requirements.txt; an EE has it)
                 raise TransportError(f"the proxy {self._shown} is a SOCKS proxy, which needs the PySocks Python "
                                      "package where the module runs (pip install PySocks)", refused=True) from None
+            if scheme == "socks5":
+                # Go's SOCKS5 dialer (go1.24 net/http/socks_bundle.go, socksDialer.connect) sends the server's
+                # name to the proxy, which resolves it: kubectl's socks5:// is urllib3's socks5h://.
+                proxy = urlunsplit(parts._replace(scheme="socks5h"))
             self._pool: t.Any = SOCKSProxyManager(proxy, **args)
         else:
             if parts.username is not None:

@@ -21,7 +21,7 @@ from .common import Problems, check_keys, path
 NAD_KEYS = frozenset(("name", "namespace", "state", "config", "resource_name"))
 RESOURCE_NAME_ANNOTATION = "k8s.v1.cni.cncf.io/resourceName"
 AT_ATTACH = ": the bridge plugin would refuse it when a pod attaches"
-WHEREABOUTS_RANGE = re.compile(r"^([^-/\s]+)-([^-/\s]+)/(\d+)$")
+WHEREABOUTS_RANGE = re.compile(r"^([^-/\s]+)-([^-/\s]+)/(\d+)\Z")
 WHEREABOUTS_KEYS = frozenset(("type", "range", "range_start", "range_end", "exclude", "ipRanges", "gateway",
                               "routes", "dns", "kubernetes", "datastore", "etcd_host", "etcd_endpoints", "log_file",
                               "log_level", "configuration_path", "enable_overlapping_ranges",

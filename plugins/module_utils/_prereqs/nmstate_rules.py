@@ -29,7 +29,7 @@ STP_RANGES = {"hello-time": (1, 10), "forward-delay": (2, 30), "max-age": (6, 40
 DEFAULT_MAX_UNAVAILABLE = "50%"
 # nmstate (rust/src/lib/ifaces/linux_bridge.rs, de_multicast_router): a string in any case, or the integer 0, 1 or 2.
 MULTICAST_ROUTER_NAMES = ("auto", "disabled", "enabled")
-_PERCENT = re.compile(r"^([+-]?\d+)%$")
+_PERCENT = re.compile(r"^([+-]?\d+)%\Z")
 
 
 def vlan_ranges(problems: Problems, where: str, entries: t.Any) -> list[tuple[int, int]]:

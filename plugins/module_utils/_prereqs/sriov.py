@@ -32,10 +32,10 @@ NETWORK_KEYS = frozenset(("name", "namespace", "state", "capabilities", "ipam", 
                           "vlanProto", "vlanQoS"))
 FLAVOURS: dict[str, dict[str, t.Any]] = {
     "upstream": {"name": "upstream", "namespace": "sriov-network-operator", "prefix": "openshift.io",
-                 "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?$")},
+                 "resource_name": re.compile(r"^[a-zA-Z0-9]([a-zA-Z0-9_-]*[a-zA-Z0-9])?\Z")},
     # The fork checks ^[a-zA-Z0-9_]+$ only, with no length limit; beyond that the kubelet's rule is applied.
     "openshift": {"name": "openshift", "namespace": "openshift-sriov-network-operator", "prefix": "openshift.io",
-                  "resource_name": re.compile(r"^[a-zA-Z0-9_]+$"), "unlimited": True},
+                  "resource_name": re.compile(r"^[a-zA-Z0-9_]+\Z"), "unlimited": True},
 }
 MTU_RULE = "must be within 1-9216 (the config daemon cannot set a larger MTU on a PF, and the node fails)"
 

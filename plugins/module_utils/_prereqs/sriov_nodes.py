@@ -91,7 +91,7 @@ def check_nic_selector(problems: Problems, where: str, nic: t.Mapping[str, t.Any
         if message:
             problems.error(path(where, "pfNames", index), message)
     for index, address in enumerate(nic.get("rootDevices") or []):
-        if not re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$", str(address)):
+        if not re.match(r"^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]\Z", str(address)):
             problems.error(path(where, "rootDevices", index), f"{address!r} is not a full PCI address "
                                                               "(domain:bus:device.function, e.g. 0000:86:00.1): the "
                                                               "operator would match no NIC with it")

@@ -21,7 +21,7 @@ from .._common.golang import quantity_value
 
 CPU_FEATURE_POLICIES = ("force", "require", "optional", "disable", "forbid")
 PAGE_SIZES = {"amd64": ("2Mi", "1Gi"), "arm64": ("2Mi", "1Gi", "64Ki", "32Mi"), "s390x": ("1Mi",)}
-SERIAL = re.compile(r"^[A-Za-z0-9_.+-]+$")
+SERIAL = re.compile(r"^[A-Za-z0-9_.+-]+\Z")
 INPUT_BUSES = ("virtio", "usb", "")
 
 

@@ -46,6 +46,25 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.prox
     ("https://10.1.2.3", "10.1.2.3:443", True),
     # Everything.
     ("https://api:6443", "*", True),
+    ("https://api:6443", "example.com,*", True),
+    # Entries Go's httpproxy reads otherwise than a lenient reading would (golang.org/x/net v0.38,
+    # http/httpproxy/proxy.go, config.init): "*" only before "." is a wildcard, so "*example.com" is a domain no host
+    # has; "[v6]" without a port fails net.SplitHostPort and becomes a domain; a mask-form range fails net.ParseCIDR.
+    ("https://api.example.com:6443", "*example.com", False),
+    ("https://example.com:6443", "*example.com", False),
+    ("https://[fd00::1]:6443", "[fd00::1]", False),
+    ("https://[fd00::1]:6443", "fd00::1", True),
+    ("https://[fd00::1]:6443", "[fd00::1]:6443", True),
+    ("https://10.1.2.3:6443", "10.0.0.0/255.0.0.0", False),
+    ("https://10.1.2.3:6443", "10.9.9.9/8", True),          # host bits set: net.ParseCIDR takes the network
+    ("https://10.1.2.3:6443", "10.0.0.0/33", False),
+    ("https://10.1.2.3:6443", "10.0.0.0/", False),
+    ("https://api:6443", ":6443", False),                   # no host part: ignored
+    ("https://api:6443", "api:", True),                     # an empty port: any
+    ("https://api.example.com:6443", "example.com:6443", True),
+    ("https://api.example.com:6443", ".example.com:443", False),
+    ("https://10.1.2.3:6443", "1.2.3", True),               # no address to Go: a domain, and ".1.2.3" ends the host
+    ("https://10.1.2.3:6443", "0.1.2.3", False),            # an address, another one
     # Loopback is never proxied from the environment, NO_PROXY or not.
     ("https://localhost:6443", "", True),
     ("https://127.0.0.5:6443", "", True),
