@@ -62,6 +62,12 @@ SCALARS = """\
   merged:
     <<: {x: 1, y: 2}
     x: 3
+  merged_after: {a: 1, <<: {a: 2}}
+  merged_list: {<<: [{p: 1, q: 1}, {p: 2, r: 2}]}
+  bare_tag: ! 123
+  bare_tag_word: ! true
+  float_tag: !!float 3
+  str_tag: !!str 0x10
 """
 
 CRD = """\
@@ -140,6 +146,21 @@ def test_a_number_json_cannot_carry_is_refused_by_both_with_its_file_and_line(tm
     run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(path)], "non-finite"))
     assert run.returncode != 0
     assert f"{path}" in run.stdout and "(line 7, column 8)" in run.stdout, run.stdout
+    assert control_plane.kubectl_run("get", "scalar", name, check=False).returncode != 0   # nothing written
+
+
+@pytest.mark.parametrize("value", ["!!int 1.5", "!!bool 1", "!!int true", "!!float yes"])
+def test_a_tag_the_value_does_not_resolve_to_is_refused_by_both(tmp_path, control_plane, scalar_kind, value):
+    name = "tagged-" + value.replace("!!", "").replace(" ", "-").replace(".", "-")
+    path = tmp_path / "manifests" / "tagged.yaml"
+    path.parent.mkdir()
+    path.write_text(f"apiVersion: manifests.virtinfra.io/v1\nkind: Scalar\nmetadata:\n  name: {name}\nspec:\n"
+                    f"  ok: 1\n  bad: {value}\n")
+    kubectl = control_plane.kubectl_run("apply", "--server-side", "-f", str(path), check=False)
+    assert kubectl.returncode != 0 and "cannot decode" in kubectl.stderr, kubectl.stderr
+    run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(path)], "tagged"))
+    assert run.returncode != 0
+    assert f"{path}" in run.stdout and "cannot decode" in run.stdout and "(line 7, column 8)" in run.stdout, run.stdout
     assert control_plane.kubectl_run("get", "scalar", name, check=False).returncode != 0   # nothing written
 
 

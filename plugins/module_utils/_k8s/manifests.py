@@ -22,7 +22,7 @@ from .yaml_go import NotJSON, json_value
 try:
     import yaml
 
-    from .yaml_go import GoLoader
+    from .yaml_go import BARE_TAG, GoBareTagLoader, GoLoader
 except ImportError:  # the module reports the kubernetes library (which needs PyYAML) as missing
     yaml = None  # type: ignore[assignment]
 
@@ -169,7 +169,11 @@ def _yaml_documents(text: str) -> list[t.Any]:
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
-    loader = _BoundedLoader if "&" in text and "*" in text else GoLoader
+    bounded = "&" in text and "*" in text
+    if BARE_TAG.search(text):   # rare: PyYAML's Python parser, the one that sees a bare "!" tag
+        loader = _BoundedBareTagLoader if bounded else GoBareTagLoader
+    else:
+        loader = _BoundedLoader if bounded else GoLoader
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
     except (AliasBomb, NotJSON) as exc:
@@ -301,12 +305,18 @@ def expanded_size(node: t.Any, limit: int = MAX_EXPANDED_NODES) -> int:
 
 
 if yaml is not None:
-    class _BoundedLoader(GoLoader):
-        """The loader, which measures a document before constructing (expanding) it."""
+    class _Bounded:
+        """A loader that measures a document before constructing (expanding) it."""
 
         def construct_document(self, node: t.Any) -> t.Any:
             expanded_size(node)
-            return super().construct_document(node)
+            return super().construct_document(node)  # type: ignore[misc]
+
+    class _BoundedLoader(_Bounded, GoLoader):
+        pass
+
+    class _BoundedBareTagLoader(_Bounded, GoBareTagLoader):
+        pass
 
 
 def _items(document: t.Any) -> list[t.Any]:

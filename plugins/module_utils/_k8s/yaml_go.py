@@ -153,9 +153,22 @@ class NotJSON(Refused, ValueError):
         super().__init__(f"{problem} (line {mark.line + 1}, column {mark.column + 1})")
 
 
+# goyaml.v2/resolve.go, resolve: a scalar tagged with one of these must resolve to it (a !!float takes an integer).
+_EXPLICIT = {f"tag:yaml.org,2002:{name}": f"!!{name}" for name in ("bool", "int", "float")}
+# A bare "!" tag (the non-specific tag) before white space: go-yaml keeps such a scalar a string (resolvableTag("!")
+# is false), which only PyYAML's Python composer can see; libyaml's hands it to resolve() as a plain scalar.
+BARE_TAG = re.compile(r"(?:^|[\s\[{,])!(?=\s)")
+
+
+def _go_tag(value: t.Any) -> str:
+    if value is None:
+        return "!!null"
+    return {bool: "!!bool", int: "!!int", float: "!!float"}.get(type(value), "!!str")
+
+
 if yaml is not None:
-    class GoLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
-        """The safe loader with go-yaml's resolution of plain scalars and sigs.k8s.io/yaml's keys."""
+    class _GoConstruction:
+        """go-yaml's resolution of plain scalars and sigs.k8s.io/yaml's keys, over PyYAML's safe loader."""
 
         def resolve(self, kind: t.Any, value: t.Any, implicit: t.Any) -> str:
             if kind is yaml.ScalarNode and implicit[0]:
@@ -187,11 +200,23 @@ if yaml is not None:
             return self.construct_object(node, deep=True)
 
         def construct_mapping(self, node: t.Any, deep: bool = False) -> dict[str, t.Any]:
+            """go-yaml v2's order (decode.go, decoder.mapping and merge): keys and merges in the order written, a
+            later one replacing an earlier one (so a merge after a key wins over it, unlike YAML 1.1's merge), and a
+            merged list applied from its last mapping to its first (the first wins)."""
             if not isinstance(node, yaml.MappingNode):   # !!map on a scalar or a list, refused as PyYAML refuses it
                 raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}",
                                                         node.start_mark)
-            self.flatten_mapping(node)
-            return {self._key(key): self.construct_object(value, deep=deep) for key, value in node.value}
+            out: dict[str, t.Any] = {}
+            for key, value in node.value:
+                if key.tag != _MERGE:
+                    out[self._key(key)] = self.construct_object(value, deep=True)
+                    continue
+                merged = reversed(value.value) if isinstance(value, yaml.SequenceNode) else [value]
+                for part in merged:
+                    if not isinstance(part, yaml.MappingNode):
+                        raise NotJSON("map merge requires map or sequence of maps as the value", part.start_mark)
+                    out.update(self.construct_mapping(part, deep=True))
+            return out
 
         def _key(self, key_node: t.Any) -> str:
             if isinstance(key_node, yaml.ScalarNode) and key_node.tag in _SCALAR_TAGS:
@@ -207,7 +232,14 @@ if yaml is not None:
             if not isinstance(node, yaml.ScalarNode):   # a tag for scalars on a collection: as if untagged
                 return self.construct_untagged(node)
             try:
-                return json_value(go_resolve(node.value))
+                value = go_resolve(node.value)
+                wanted = _EXPLICIT.get(node.tag)
+                if wanted is not None and _go_tag(value) != wanted:
+                    if wanted != "!!float" or _go_tag(value) != "!!int":
+                        raise NotJSON(f"cannot decode {_go_tag(value)} `{node.value}` as a {wanted}, which kubectl "
+                                      "refuses too", node.start_mark)
+                    value = float(value)
+                return json_value(value)
             except ValueError as exc:
                 raise NotJSON(f"{exc}, which kubectl refuses too: quote {node.value!r} to keep it as a string",
                               node.start_mark) from None
@@ -227,13 +259,31 @@ if yaml is not None:
                 return [self.construct_object(child, deep=True) for child in node.value]
             return self.construct_mapping(node, deep=True)
 
+    class GoLoader(_GoConstruction, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        """The safe loader (libyaml's parser where PyYAML has it) with go-yaml's resolution."""
+
+    class GoBareTagLoader(_GoConstruction, yaml.SafeLoader):  # type: ignore[misc]
+        """For a text with a bare "!" tag (BARE_TAG): PyYAML's own composer, where the tag is seen."""
+
+        def compose_scalar_node(self, anchor: t.Any) -> t.Any:
+            event = self.get_event()
+            if event.tag == "!":   # go-yaml: not a tag it resolves, so the text stays a string
+                tag = _STR
+            else:
+                tag = event.tag or self.resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            return node
+
     _STR = "tag:yaml.org,2002:str"
     _MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
     _SCALAR_TAGS = _RESOLVED_TAGS | {PLAIN, _STR}
-    for _tag in (PLAIN, *_RESOLVED_TAGS):
-        GoLoader.add_constructor(_tag, GoLoader.construct_go_scalar)
-    GoLoader.add_constructor("tag:yaml.org,2002:binary", GoLoader.construct_binary)
-    GoLoader.add_constructor(None, GoLoader.construct_untagged)
-    # go-yaml builds a !!set, !!omap or !!pairs as the mapping or list it is (PyYAML: a set, lists of pairs).
-    for _tag in ("set", "omap", "pairs"):
-        GoLoader.add_constructor(f"tag:yaml.org,2002:{_tag}", GoLoader.construct_untagged)
+    for _loader in (GoLoader, GoBareTagLoader):
+        for _tag in (PLAIN, *_RESOLVED_TAGS):
+            _loader.add_constructor(_tag, _loader.construct_go_scalar)
+        _loader.add_constructor("tag:yaml.org,2002:binary", _loader.construct_binary)
+        _loader.add_constructor(None, _loader.construct_untagged)
+        # go-yaml builds a !!set, !!omap or !!pairs as the mapping or list it is (PyYAML: a set, lists of pairs).
+        for _tag in ("set", "omap", "pairs"):
+            _loader.add_constructor(f"tag:yaml.org,2002:{_tag}", _loader.construct_untagged)

@@ -15,6 +15,7 @@ import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.yaml_go import (
     GoLoader,
+    NotJSON,
     go_resolve,
     json_key,
     json_value,
@@ -111,3 +112,27 @@ def test_tags_on_the_wrong_kind_of_node_and_nested_merges_are_still_pyyamls():
         "a": [1], "b": [{"x": 1, "v": 2}], "c": {"p": None, "q": None}, "d": [{"k": 1}]}
     with pytest.raises(yaml.YAMLError):
         load("a: !!map scalar\n")
+
+
+def test_merges_in_go_yaml_v2s_order():
+    # decode.go, decoder.mapping: in the order written, a later key or merge replacing an earlier one; a merged list
+    # from its last mapping to its first.
+    assert load("{a: 1, <<: {a: 2}}") == {"a": 2}
+    assert load("{<<: {a: 2}, a: 1}") == {"a": 1}
+    assert load("{<<: [{p: 1, q: 1}, {p: 2, r: 2}]}") == {"p": 1, "q": 1, "r": 2}
+    with pytest.raises(NotJSON, match="map merge requires map or sequence of maps"):
+        load("{<<: [1]}")
+
+
+@pytest.mark.parametrize("text", ["a: !!int 1.5\n", "a: !!bool 1\n", "a: !!int true\n", "a: !!float yes\n"])
+def test_a_tag_the_value_does_not_resolve_to_is_refused(text):
+    with pytest.raises(NotJSON, match="cannot decode"):
+        load(text)
+
+
+def test_a_float_tag_takes_an_integer_and_a_bare_tag_keeps_a_string():
+    assert load("a: !!float 3\n") == {"a": 3}     # 3.0, which Go's JSON writes as 3
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import objects_of
+
+    assert objects_of("x.yaml", "a: ! 123\nb: ! true\nc: 123\nd: [! 1, 2]\n") == [
+        {"a": "123", "b": "true", "c": 123, "d": ["1", 2]}]
