@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.companions import standalone
+
 MANAGED_BY = "app.kubernetes.io/managed-by"
 
 ARGUMENT_SPEC: dict[str, t.Any] = {
@@ -83,19 +85,22 @@ def render_kwargs(args: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
 def render_result(rendered: t.Any, managed_by: str | None) -> dict[str, t.Any]:
     """hco_render's result for one render of the engine (``_hco.render.Rendered``), as the site's plan keeps it too.
     With ``managed_by`` (standalone mode, where HCO does not manage the operands) the operands HCO would label as its
-    own carry that manager instead; the operands are relabelled in place."""
+    own carry that manager instead (relabelled in place), and the Deployments HCO deploys with objects the collection
+    does not write are left out, each named in ``hco_warnings`` (companions.py)."""
+    operands, left_out = list(rendered.operands), []
     if managed_by:
-        for operand in rendered.operands:
+        operands, left_out = standalone(operands)
+        for operand in operands:
             labels = operand.setdefault("metadata", {}).setdefault("labels", {})
             if MANAGED_BY in labels:
                 labels[MANAGED_BY] = managed_by
     return {
-        "operands": rendered.operands,
+        "operands": operands,
         "hyperconverged": rendered.hyperconverged,
-        "hco_warnings": rendered.warnings,
+        "hco_warnings": [*rendered.warnings, *left_out],
         "unsafe_modifications": rendered.unsafe_modifications,
         "tainted": rendered.tainted,
         "release": rendered.release,
         "pruned_fields": rendered.pruned,
-        "msg": f"rendered {len(rendered.operands)} objects for HCO release {rendered.release}",
+        "msg": f"rendered {len(operands)} objects for HCO release {rendered.release}",
     }

@@ -110,5 +110,6 @@ def _render(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], nod
     pruned = pruned_messages(rendered.release, rendered.pruned)
     if values["strict"]:
         found += [(field, message.split(": ", 1)[1]) for field, message in zip(rendered.pruned, pruned)]
-    warnings += list(rendered.warnings) + pruned
-    return render_result(rendered, MANAGER if values["mode"] != "hco" else None)
+    result = render_result(rendered, MANAGER if values["mode"] != "hco" else None)
+    warnings += list(result["hco_warnings"]) + pruned
+    return result

@@ -204,7 +204,6 @@ class ControlPlane:
             f"--service-account-key-file={self.workdir / 'sa.pub'}",
             f"--service-account-signing-key-file={self.workdir / 'sa.key'}",
             "--service-cluster-ip-range=10.0.0.0/24",
-            "--disable-admission-plugins=ServiceAccount",
             "--endpoint-reconciler-type=none",
             f"--enable-priority-and-fairness={str(self.priority_and_fairness).lower()}",
             "--allow-privileged=true",

@@ -125,6 +125,29 @@ def test_removing_infra_placement_converges_and_leaves_none_behind(empty_cluster
     assert server_writes(plane, mark) == []
 
 
+def test_every_workload_the_site_writes_rolls_out_and_one_that_could_not_is_left_out_and_named(empty_cluster):
+    # The API server runs its default admission plugins, ServiceAccount admission among them: a Pod whose
+    # ServiceAccount does not exist is refused, so a Deployment written without one never rolls out. The real
+    # controllers and kwok's nodes run the Pods.
+    plane = empty_cluster
+    mark = plane.audit_offset()
+    done = site(plane, "-e", '{"site_adopt": true}')
+    assert done.returncode == 0, done.stdout + done.stderr
+    workloads = {(e["objectRef"]["resource"], e["objectRef"]["namespace"], e["objectRef"]["name"])
+                 for e in server_writes(plane, mark)
+                 if e["objectRef"].get("resource") in ("deployments", "daemonsets") and e["verb"] != "delete"}
+    for resource, namespace, name in sorted(workloads):
+        rolled = plane.kubectl_run("rollout", "status", f"{resource}/{name}", "-n", namespace, "--timeout=180s",
+                                   check=False)
+        assert rolled.returncode == 0, (resource, name, rolled.stdout + rolled.stderr)
+    # HCO deploys the network-resources-injector with a ServiceAccount, RBAC, a Service and a serving certificate:
+    # standalone mode does not write it, and says so.
+    assert ("deployments", "kubevirt-hyperconverged", "virt-network-resources-injector") not in workloads
+    assert "Deployment virt-network-resources-injector is not written" in done.stdout + done.stderr
+    assert plane.kubectl_run("get", "deployment", "virt-network-resources-injector", "-n", "kubevirt-hyperconverged",
+                             check=False).returncode != 0
+
+
 def test_drift_is_named_by_object_and_field_and_site_drift_chooses_report_or_revert(empty_cluster):
     plane = empty_cluster
     keep = ("-e", '{"site_infra_node_selector": {}, "site_adopt": true}')
