@@ -100,8 +100,12 @@ def second_empty_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator
         yield plane
 
 
+LARGE = 520
+
+
 @pytest.fixture(scope="module")
 def large_cluster(tmp_path_factory: pytest.TempPathFactory) -> t.Iterator[ControlPlane]:
-    """A cluster of 500 kwok nodes in two pools (harness/node_pools.py), for the scale tests."""
-    with _running_control_plane(tmp_path_factory, controllers=True, nodes=pools(500)) as plane:
+    """A cluster of 520 kwok nodes in two pools (harness/node_pools.py), for the scale tests: more than kubectl's page
+    of 500 (nodes.CHUNK_SIZE), so a LIST of them is paged by the real server."""
+    with _running_control_plane(tmp_path_factory, controllers=True, nodes=pools(LARGE)) as plane:
         yield plane

@@ -37,6 +37,12 @@ def test_sub_second_formats():
     ("1.5", "1500m"), ("2G", "2G"), ("16Mi", "16Mi"), ("1536Mi", "1536Mi"), ("1.5Gi", "1536Mi"),
     ("1024Mi", "1Gi"), ("2000", "2k"), ("1e3", "1e3"), ("0.5Ki", "512"), (5, "5"), ("0", "0"), ("-1.5Gi", "-1536Mi"),
     ("0.1", "100m"), ("1n", "1n"), ("0.0000000001", "1n"),
+    # ParseQuantity's fast path keeps the text as written (its s field) when the number is already canonical: a sign
+    # and leading zeros included (k8s.io/apimachinery v0.34, quantity.go: the decimal case when the scale is a
+    # multiple of 3, the digits do not end in 000 and do not start with 0; the binary case when the exponent is a
+    # multiple of 10 and the value is not a multiple of 8). Otherwise the number is written again, without its "+".
+    ("+8Gi", "8Gi"), ("+7Gi", "+7Gi"), ("007Gi", "007Gi"), ("+100m", "+100m"), ("0100m", "0100m"), ("01", "01"),
+    ("+1000m", "1"), ("+0", "0"),
 ])
 def test_quantities_are_canonical(value, expected):
     assert canonical_quantity(value) == expected
