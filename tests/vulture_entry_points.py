@@ -17,5 +17,7 @@ _.CALL              # a doc fragment's section: virtinfra.hyperconverged.k8s_aut
 _.prec
 # PyYAML's constructor keeps its state in these; the bounded loader resets them per document (yaml_go.py).
 _.constructed_objects, _.recursive_objects, _.deep_construct
+# PyYAML's composer calls it by name: the bare-tag loader's override (yaml_go.py).
+_.compose_scalar_node
 # PyYAML's emitter passes it by keyword to the override in _manifest_files.py.
 _.indentless

@@ -11,8 +11,8 @@ import typing as t
 from ansible.plugins.action import ActionBase
 from ansible.utils.vars import merge_hash
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import without_fallbacks
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.task_run import Outcome
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argument_check, _in_process
 
 

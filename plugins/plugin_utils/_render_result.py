@@ -87,7 +87,7 @@ def render_result(rendered: t.Any, managed_by: str | None) -> dict[str, t.Any]:
     With ``managed_by`` (standalone mode, where HCO does not manage the operands) the operands HCO would label as its
     own carry that manager instead (relabelled in place), and the Deployments HCO deploys with objects the collection
     does not write are left out, each named in ``hco_warnings`` (companions.py)."""
-    operands, left_out = list(rendered.operands), []
+    operands, left_out = list(rendered.operands), list[str]()
     if managed_by:
         operands, left_out = standalone(operands)
         for operand in operands:

@@ -22,8 +22,8 @@ import typing as t
 
 import pytest
 from harness import children
-from test_render_playbook import COLLECTIONS
 from socks5 import Socks5
+from test_render_playbook import COLLECTIONS
 from tunnels import relay
 
 PLAY = """\

@@ -14,10 +14,10 @@ import re
 import sys
 
 import yaml
+from conftest import LARGE
 from harness import children
 from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
-from conftest import LARGE
 from test_render_playbook import COLLECTIONS, ROOT, run_playbook
 
 SELECTORS = {"workload_node_selector": {"pool": "vm"}, "infra_node_selector": {"pool": "general"}}

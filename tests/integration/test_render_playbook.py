@@ -113,7 +113,9 @@ def test_site_render_mode_is_the_main_job(tmp_path):
     assert "worker3: 65536 MiB" in result.stdout  # 128Gi at 150 %
     # The example's one warning (its bridge on some nodes only): once where it was found, once in the summary.
     bridge = "bridge br1 exists only on the nodes its node_selector matches"
-    warned = re.search(r'"warnings: (.*)",', result.stdout).group(1)
+    summary = re.search(r'"warnings: (.*)",', result.stdout)
+    assert summary, result.stdout
+    warned = summary.group(1)
     assert warned.count(bridge) == 1 and (result.stdout + result.stderr).count(bridge) == 2, warned
     assert "infra1" not in result.stdout.split("PLAY RECAP")[1]  # no host is contacted in render mode
     # A rerun writes nothing; a file someone else put in the directory is never touched.

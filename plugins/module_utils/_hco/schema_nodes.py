@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import re
 import typing as t
 
 from .._common.errors import FieldError, join_path

@@ -169,11 +169,9 @@ def _yaml_documents(text: str) -> list[t.Any]:
     if yaml is None:
         raise ValueError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
-    bounded = "&" in text and "*" in text
-    if BARE_TAG.search(text):   # rare: PyYAML's Python parser, the one that sees a bare "!" tag
-        loader = _BoundedBareTagLoader if bounded else GoBareTagLoader
-    else:
-        loader = _BoundedLoader if bounded else GoLoader
+    # Rare: a bare "!" tag needs PyYAML's Python parser, the one that sees it.
+    loaders = (_BoundedBareTagLoader, GoBareTagLoader) if BARE_TAG.search(text) else (_BoundedLoader, GoLoader)
+    loader = loaders[0] if "&" in text and "*" in text else loaders[1]
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
     except (AliasBomb, NotJSON) as exc:

@@ -34,7 +34,7 @@ AUTH_ARGUMENT_SPEC: dict[str, dict[str, t.Any]] = dict(
 )
 
 
-def without_fallbacks(argument_spec: t.Mapping[str, t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+def without_fallbacks(argument_spec: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
     """A spec without its environment fallbacks: for a check made where that environment is not the one read."""
     return {name: {key: value for key, value in option.items() if key != "fallback"}
             for name, option in argument_spec.items()}

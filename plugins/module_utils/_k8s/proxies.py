@@ -11,7 +11,6 @@ kubeconfig cluster's ``proxy-url``, both proxying every request; without either,
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import ipaddress
 import typing as t

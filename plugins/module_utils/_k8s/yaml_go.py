@@ -167,7 +167,10 @@ def _go_tag(value: t.Any) -> str:
 
 
 if yaml is not None:
-    class _GoConstruction:
+    # A mixin at run time (GoLoader puts it before libyaml's parser); the safe loader's interface for the type checker.
+    _Loader: t.Any = yaml.SafeLoader if t.TYPE_CHECKING else object
+
+    class _GoConstruction(_Loader):
         """go-yaml's resolution of plain scalars and sigs.k8s.io/yaml's keys, over PyYAML's safe loader."""
 
         def resolve(self, kind: t.Any, value: t.Any, implicit: t.Any) -> str:
@@ -199,23 +202,23 @@ if yaml is not None:
                 return node.value
             return self.construct_object(node, deep=True)
 
-        def construct_mapping(self, node: t.Any, deep: bool = False) -> dict[str, t.Any]:
+        def construct_mapping(self, node: t.Any, deep: bool = False) -> dict[t.Hashable, t.Any]:
             """go-yaml v2's order (decode.go, decoder.mapping and merge): keys and merges in the order written, a
             later one replacing an earlier one (so a merge after a key wins over it, unlike YAML 1.1's merge), and a
             merged list applied from its last mapping to its first (the first wins)."""
             if not isinstance(node, yaml.MappingNode):   # !!map on a scalar or a list, refused as PyYAML refuses it
                 raise yaml.constructor.ConstructorError(None, None, f"expected a mapping node, but found {node.id}",
                                                         node.start_mark)
-            out: dict[str, t.Any] = {}
+            out: dict[t.Hashable, t.Any] = {}
             for key, value in node.value:
                 if key.tag != _MERGE:
-                    out[self._key(key)] = self.construct_object(value, deep=True)
+                    out[self._key(key)] = self.construct_object(value, deep=deep)
                     continue
                 merged = reversed(value.value) if isinstance(value, yaml.SequenceNode) else [value]
                 for part in merged:
                     if not isinstance(part, yaml.MappingNode):
                         raise NotJSON("map merge requires map or sequence of maps as the value", part.start_mark)
-                    out.update(self.construct_mapping(part, deep=True))
+                    out.update(self.construct_mapping(part, deep=deep))
             return out
 
         def _key(self, key_node: t.Any) -> str:
@@ -262,15 +265,13 @@ if yaml is not None:
     class GoLoader(_GoConstruction, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         """The safe loader (libyaml's parser where PyYAML has it) with go-yaml's resolution."""
 
-    class GoBareTagLoader(_GoConstruction, yaml.SafeLoader):  # type: ignore[misc]
+    class GoBareTagLoader(_GoConstruction, yaml.SafeLoader):
         """For a text with a bare "!" tag (BARE_TAG): PyYAML's own composer, where the tag is seen."""
 
         def compose_scalar_node(self, anchor: t.Any) -> t.Any:
             event = self.get_event()
-            if event.tag == "!":   # go-yaml: not a tag it resolves, so the text stays a string
-                tag = _STR
-            else:
-                tag = event.tag or self.resolve(yaml.ScalarNode, event.value, event.implicit)
+            # "!": not a tag go-yaml resolves, so the text stays a string.
+            tag = _STR if event.tag == "!" else event.tag or self.resolve(yaml.ScalarNode, event.value, event.implicit)
             node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
             if anchor is not None:
                 self.anchors[anchor] = node
