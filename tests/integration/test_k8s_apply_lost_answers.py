@@ -134,6 +134,9 @@ def test_writes_whose_answers_are_lost_are_read_back_and_reported_as_written(tmp
     assert report["changed"] is True
     assert {o["name"]: o["action"] for o in report["objects"]} == {f"cm-{i}": "created" for i in range(4)}
     assert names(control_plane, "configmaps", namespace) >= {f"cm-{i}" for i in range(4)}
+    # Each recovered write is said: how many, which.
+    recovered = sorted(w.split(":")[0] for w in report["warnings"] if "the answer to its write was lost" in w)
+    assert recovered == [f"ConfigMap {namespace}/cm-{i}" for i in range(4)]   # every write's answer was lost
 
 
 def test_when_the_object_cannot_be_read_back_its_outcome_is_unknown_never_nothing_written(
@@ -177,5 +180,7 @@ def test_a_delete_whose_answer_is_lost_is_read_back_and_reported_as_deleted(tmp_
         proxy.close()
     assert proxy.lost
     assert sorted(d["name"] for d in report["deleted"]) == ["cm-0", "cm-1", "cm-2"]
+    assert sorted(w.split(":")[0] for w in report["warnings"] if "the answer to its delete was lost" in w) == [
+        f"ConfigMap {namespace}/cm-{i}" for i in range(3)]
     assert not names(control_plane, "configmaps", namespace) & {"cm-0", "cm-1", "cm-2"}
     json.dumps(report)   # the report stays plain data

@@ -32,6 +32,9 @@ def applied(ctx: Context, step: Step, lost: Unreachable) -> dict[str, t.Any]:
                                            index=index, parent=step.is_parent))
     if live is not None and _version(live) != _version(step.live):
         if contained(step.body or step.desired, live):
+            # Said, so that a broken path to the server does not go unnoticed behind a run that succeeded.
+            ctx.warn(f"{step.label}: the answer to its write was lost ({lost}); read back, the server holds the "
+                     "write: counted as written")
             return live
         # Changed, but it does not hold what was applied: someone else's write came after, or instead of, ours.
         ctx.ledger.record(step.api_version, step.kind, step.namespace, step.name, "unknown", index=index,
@@ -47,6 +50,9 @@ def deleted(ctx: Context, resource: Resource, namespace: str | None, name: str, 
                  lambda: ctx.ledger.record(resource.api_version, resource.kind, namespace, name, "unknown"))
     metadata = (live or {}).get("metadata") or {}
     if live is None or (metadata.get("deletionTimestamp") and (not uid or metadata.get("uid") == uid)):
+        where = f"{namespace}/{name}" if namespace else name
+        ctx.warn(f"{resource.kind} {where}: the answer to its delete was lost ({lost}); read back, it is gone or "
+                 "going: counted as deleted")
         return True
     raise lost
 
