@@ -133,34 +133,25 @@ def test_every_scalar_form_is_stored_as_kubectl_stores_it(tmp_path, control_plan
     assert again.returncode == 0 and "changed=0" in again.stdout, again.stdout
 
 
-@pytest.mark.parametrize("value", [".inf", "-.Inf", ".nan"])
-def test_a_number_json_cannot_carry_is_refused_by_both_with_its_file_and_line(tmp_path, control_plane, scalar_kind,
-                                                                              value):
-    name = "non-finite-" + value.strip(".-").lower()
+@pytest.mark.parametrize(("index", "value", "said"), [
+    # A number JSON cannot carry.
+    (0, ".inf", "unsupported value"), (1, "-.Inf", "unsupported value"), (2, ".nan", "unsupported value"),
+    # A tag its value does not resolve to (go-yaml v2, resolve.go: a !!float takes an integer, nothing else).
+    (3, "!!int 1.5", "cannot decode"), (4, "!!bool 1", "cannot decode"), (5, "!!int true", "cannot decode"),
+    (6, "!!float yes", "cannot decode"),
+])
+def test_a_value_kubectl_refuses_is_refused_by_both_with_its_file_and_line(tmp_path, control_plane, scalar_kind,
+                                                                          index, value, said):
+    name = f"refused-{index}"
     path = tmp_path / "manifests" / "bad.yaml"
     path.parent.mkdir()
     path.write_text(f"apiVersion: manifests.virtinfra.io/v1\nkind: Scalar\nmetadata:\n  name: {name}\nspec:\n"
                     f"  ok: 1\n  bad: {value}\n")
     kubectl = control_plane.kubectl_run("apply", "--server-side", "-f", str(path), check=False)
-    assert kubectl.returncode != 0 and "unsupported value" in kubectl.stderr, kubectl.stderr
-    run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(path)], "non-finite"))
+    assert kubectl.returncode != 0 and said in kubectl.stderr, kubectl.stderr
+    run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(path)], name))
     assert run.returncode != 0
-    assert f"{path}" in run.stdout and "(line 7, column 8)" in run.stdout, run.stdout
-    assert control_plane.kubectl_run("get", "scalar", name, check=False).returncode != 0   # nothing written
-
-
-@pytest.mark.parametrize("value", ["!!int 1.5", "!!bool 1", "!!int true", "!!float yes"])
-def test_a_tag_the_value_does_not_resolve_to_is_refused_by_both(tmp_path, control_plane, scalar_kind, value):
-    name = "tagged-" + value.replace("!!", "").replace(" ", "-").replace(".", "-")
-    path = tmp_path / "manifests" / "tagged.yaml"
-    path.parent.mkdir()
-    path.write_text(f"apiVersion: manifests.virtinfra.io/v1\nkind: Scalar\nmetadata:\n  name: {name}\nspec:\n"
-                    f"  ok: 1\n  bad: {value}\n")
-    kubectl = control_plane.kubectl_run("apply", "--server-side", "-f", str(path), check=False)
-    assert kubectl.returncode != 0 and "cannot decode" in kubectl.stderr, kubectl.stderr
-    run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(path)], "tagged"))
-    assert run.returncode != 0
-    assert f"{path}" in run.stdout and "cannot decode" in run.stdout and "(line 7, column 8)" in run.stdout, run.stdout
+    assert f"{path}" in run.stdout and said in run.stdout and "(line 7, column 8)" in run.stdout, run.stdout
     assert control_plane.kubectl_run("get", "scalar", name, check=False).returncode != 0   # nothing written
 
 
