@@ -160,6 +160,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s impo
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import (
+    AUTH_ARGUMENT_SPEC,
     OptionsRefused,
     connect,
     typed,
@@ -184,10 +185,10 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         # groups, ansible_host and composed variables are built from it on every run, so changing any option that
         # shapes them changes the next result with the cache on.
         super().parse(inventory, loader, path, cache)
-        self._read_config_data(path)
+        written = self._read_config_data(path) or {}
         key = self.get_cache_key(path)
         use_cache = bool(self.get_option("cache"))
-        params = self._connection_params(path)
+        params = self._connection_params(path, written)
         query = {"selector": self.get_option("label_selector") or "",
                  "server": [params.get(name) for name in ("kubeconfig", "context", "host", "impersonate_user")]}
         cached = self._cache.get(key) if use_cache and cache else None
@@ -205,12 +206,17 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
                                 infra_selector=self.get_option("infra_node_selector") or {},
                                 workload_selector=self.get_option("workload_node_selector") or {}))
 
-    def _connection_params(self, path: str) -> dict[str, t.Any]:
-        """The connection options, typed as the modules type them; a bad value is named where it was set."""
+    def _connection_params(self, path: str, written: t.Mapping[str, t.Any]) -> dict[str, t.Any]:
+        """The connection options, typed as the modules type them; a bad value is named where it was set: the file
+        (``written``, its options as given), else the K8S_AUTH_* variable its env entry read."""
         given, origins = {}, {}
         for name in CONNECTION_OPTIONS:
-            given[name], origin = self.get_option_and_origin(name)
-            origins[name] = origin[len("env: "):] if str(origin).startswith("env: ") else f"{path}: {name}"
+            given[name] = self.get_option(name)
+            spec = AUTH_ARGUMENT_SPEC[name]
+            variables = spec["fallback"][1] if "fallback" in spec else []
+            in_file = any(option in written for option in (name, *spec.get("aliases", ())))
+            variable = next((var for var in variables if os.environ.get(var)), None)
+            origins[name] = variable if variable and not in_file else f"{path}: {name}"
         try:
             # The environment was read by the options themselves (their env entries), and is named as it was.
             return typed(given, {}, origins)
