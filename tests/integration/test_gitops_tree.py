@@ -283,13 +283,22 @@ def test_the_guides_flux_kustomizations_chain_the_stage_folders_of_a_render(tmp_
     out = tmp_path / flux_settings["site_render_dir"]
     rendered = render(ROOT / "examples" / "inventory" / "hosts.yml", out, "-e", json.dumps(flux_settings),
                       "-e", f"site_render_dir={out}")
-    kustomizations = [yaml.safe_load(texts[0]) for name, texts in sorted(files.items()) if name.startswith("flux/")]
+    kustomizations = [yaml.safe_load(texts[0]) for name, texts in sorted(files.items())
+                      if name.startswith("clusters/prod/virt-")]
     assert len(kustomizations) == len(FOLDERS)
     assert [k["spec"]["path"] for k in kustomizations] == [
         f"./{flux_settings['site_render_dir']}/{folder}" for folder in FOLDERS.values()]
+    # Outside the bootstrap path (clusters/prod), where flux-system would take the tree in one pass.
+    assert not flux_settings["site_render_dir"].startswith("clusters/")
     assert [k["spec"].get("dependsOn") for k in kustomizations] == [None] + [
         [{"name": k["metadata"]["name"]}] for k in kustomizations[:-1]]
-    assert all(k["spec"]["wait"] is True for k in kustomizations)
+    # Each waits for its objects, but the instances stage, whose NMState kstatus reads as ready at once: it waits for
+    # the policies' CRD instead (Flux ignores healthChecks with wait).
+    assert [bool(k["spec"].get("wait")) for k in kustomizations] == [
+        stage != "instances" for stage in FOLDERS]
+    assert kustomizations[list(FOLDERS).index("instances")]["spec"]["healthChecks"] == [
+        {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+         "name": "nodenetworkconfigurationpolicies.nmstate.io"}]
     built = []
     for folder in FOLDERS.values():
         done = subprocess.run([str(build() / "kubectl"), "kustomize", str(out / folder)], capture_output=True,
