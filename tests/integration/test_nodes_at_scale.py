@@ -20,6 +20,8 @@ from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
 from test_render_playbook import COLLECTIONS, ROOT, run_playbook
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import COLLECTION
+
 SELECTORS = {"workload_node_selector": {"pool": "vm"}, "infra_node_selector": {"pool": "general"}}
 
 
@@ -43,9 +45,11 @@ def test_the_inventory_lists_more_nodes_than_a_page_in_their_pools(large_cluster
     listed = json.loads(done.stdout)
     reported = json.loads(large_cluster.kubectl_run("get", "nodes", "-o", "json").stdout)["items"]
     assert len(listed["_meta"]["hostvars"]) == len(reported) == LARGE
-    # The real server paged the answer: a first page of 500, then the rest by its continue token.
+    # The real server paged the plugin's answer (its user agent; kubectl's read above pages too): a first page of
+    # 500, then the rest by its continue token.
     pages = [e["requestURI"] for e in large_cluster.audit_events(mark, "admin")
-             if e["verb"] == "list" and e["objectRef"]["resource"] == "nodes"]
+             if e["verb"] == "list" and e["objectRef"]["resource"] == "nodes"
+             and e.get("userAgent", "").startswith(COLLECTION)]
     assert len(pages) == 2 and "limit=500" in pages[0] and "continue=" in pages[1], pages
     vm = sorted(n["metadata"]["name"] for n in reported if n["metadata"]["labels"].get("pool") == "vm")
     general = sorted(n["metadata"]["name"] for n in reported if n["metadata"]["labels"].get("pool") == "general")
