@@ -54,13 +54,16 @@ def cluster_reads(spec: t.Any, stage: t.Any) -> dict[str, list[dict[str, str]]]:
     from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import (  # pylint: disable=import-outside-toplevel
         cluster_reads as compute,
     )
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import (  # pylint: disable=import-outside-toplevel
+        Refused,
+    )
 
     if stage == "prerequisites" and spec is not None and not isinstance(spec, t.Mapping):
         raise AnsibleFilterError(f"cluster_reads: the input must be the prerequisites spec (a mapping) or none, got "
                                  f"{type(spec).__name__}")
     try:
         return compute(str(stage), spec if isinstance(spec, t.Mapping) else None)
-    except ValueError as exc:
+    except Refused as exc:
         raise AnsibleFilterError(f"cluster_reads: {exc}") from exc
 
 

@@ -44,6 +44,9 @@ from ansible.errors import AnsibleFilterError
 def swap_mib(memory: t.Any, overcommit_percent: t.Any) -> int:
     # Imported when called: to find one filter, Ansible loads every filter file of the collection in each task's
     # worker process (hco_operands.py says more).
+    from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import (  # pylint: disable=import-outside-toplevel
+        Refused,
+    )
     from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.swap import (  # pylint: disable=import-outside-toplevel
         swap_mib as compute,
     )
@@ -52,7 +55,7 @@ def swap_mib(memory: t.Any, overcommit_percent: t.Any) -> int:
         raise AnsibleFilterError(f"overcommit_percent must be an integer of at least 10, got {overcommit_percent!r}")
     try:
         return compute(str(memory), overcommit_percent)
-    except (ValueError, ArithmeticError) as exc:
+    except (Refused, ArithmeticError) as exc:
         raise AnsibleFilterError(f"{memory!r} is not a memory quantity") from exc
 
 

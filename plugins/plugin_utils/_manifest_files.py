@@ -21,6 +21,7 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import COLLECTION
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import KUSTOMIZATION
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import kustomization as kustomization_of
@@ -86,8 +87,8 @@ def _read_index(directory: pathlib.Path) -> tuple[set[str], list[str]]:
         data = json.loads(path.read_text(encoding="utf-8"))
         files = data["files"]
         if data.get("written_by") != INDEX_OWNER or not all(isinstance(f, str) for f in files):
-            raise ValueError("not an index written by this collection")
-    except (ValueError, KeyError, TypeError) as exc:
+            raise Refused("not an index written by this collection")
+    except (Refused, json.JSONDecodeError, UnicodeDecodeError, KeyError, TypeError) as exc:
         return set(), [f"{path}: unreadable index ({exc}); move it away or choose another directory"]
     # A name that could reach outside the directory (an absolute path, "..") does not match: never trusted.
     return {f for f in files if _OWNED_NAME.match(f)}, []
@@ -183,7 +184,7 @@ def _atomic_write(path: pathlib.Path, text: str) -> None:
 def apply(written: Plan) -> None:
     """Carry out a plan without errors: the files, then the removals, then the index."""
     if written.errors:
-        raise ValueError("refusing to write: " + "; ".join(written.errors))
+        raise Refused("refusing to write: " + "; ".join(written.errors))
     written.directory.mkdir(parents=True, exist_ok=True)
     for name in written.write:
         (written.directory / name).parent.mkdir(exist_ok=True)

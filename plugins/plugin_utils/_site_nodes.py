@@ -17,7 +17,7 @@ import dataclasses
 import difflib
 import typing as t
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import quantity_value
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import GoSyntaxError, quantity_value
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.node_memory import same_machine
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list, selector_matches
@@ -63,7 +63,7 @@ def _memory(host: Host) -> tuple[str | None, list[str]]:
         return None, []
     try:
         quantity_value(memory)
-    except (ValueError, ArithmeticError, TypeError):
+    except (GoSyntaxError, ArithmeticError):
         return None, [(f"hostvars[{host.name}].node_memory: {memory!r} is not a Kubernetes quantity (as "
                        f"`kubectl get node {host.name} -o jsonpath={{.status.capacity.memory}}` prints it, e.g. "
                        "263856120Ki or 256Gi)")]

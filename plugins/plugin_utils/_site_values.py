@@ -17,6 +17,7 @@ import typing as t
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.catalog import HCO_PACKAGES
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import type_name
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import BY_NAME, INTERNAL, SETTINGS, Setting
@@ -59,7 +60,7 @@ def _parse_text(setting: Setting, text: str) -> t.Any:
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark else ""
-        raise ValueError(f"is text that is not valid YAML{where}; give a {setting.kind} in YAML or JSON") from None
+        raise Refused(f"is text that is not valid YAML{where}; give a {setting.kind} in YAML or JSON") from None
 
 
 def _vlans(value: t.Any) -> list[dict[str, int]]:
@@ -67,7 +68,7 @@ def _vlans(value: t.Any) -> list[dict[str, int]]:
     if isinstance(value, str) and value.strip().startswith(("[", "{", "-")) and not _VLAN_RANGE.match(value.strip()):
         value = _parse_text(BY_NAME["site_vm_vlans"], value)  # a list in YAML or JSON, as a survey textarea holds
         if isinstance(value, str):
-            raise ValueError(f"must be a list of VLAN IDs or {{min, max}} ranges, got {value!r}")
+            raise Refused(f"must be a list of VLAN IDs or {{min, max}} ranges, got {value!r}")
     if isinstance(value, str):
         items = [part.strip() for part in value.split(",") if part.strip()]
     elif isinstance(value, int) and not isinstance(value, bool):
@@ -75,7 +76,7 @@ def _vlans(value: t.Any) -> list[dict[str, int]]:
     elif isinstance(value, list):
         items = value
     else:
-        raise ValueError(f"must be a list of VLAN IDs or {{min, max}} ranges, or text such as '100-200, 300'; "
+        raise Refused(f"must be a list of VLAN IDs or {{min, max}} ranges, or text such as '100-200, 300'; "
                          f"got {type_name(value)}")
     ranges = []
     for item in items:
@@ -86,52 +87,52 @@ def _vlans(value: t.Any) -> list[dict[str, int]]:
         elif isinstance(item, str) and (match := _VLAN_RANGE.match(item)):
             low, high = int(match.group(1)), int(match.group(2) or match.group(1))
         else:
-            raise ValueError(f"entry {item!r} is not a VLAN ID (1-4094), a range 'LOW-HIGH' or {{min, max}}")
+            raise Refused(f"entry {item!r} is not a VLAN ID (1-4094), a range 'LOW-HIGH' or {{min, max}}")
         if not all(isinstance(v, int) and not isinstance(v, bool) and 1 <= v <= 4094 for v in (low, high)) \
                 or low > high:
-            raise ValueError(f"entry {item!r} is not a VLAN range within 1-4094 (min <= max)")
+            raise Refused(f"entry {item!r} is not a VLAN range within 1-4094 (min <= max)")
         ranges.append({"min": low, "max": high})
     return ranges
 
 
 def _coerce(setting: Setting, value: t.Any) -> t.Any:
-    """The value in the setting's type, or ValueError saying what is wrong (without the name)."""
+    """The value in the setting's type, or Refused saying what is wrong (without the name)."""
     if setting.kind == "vlans":
         return _vlans(value)
     if setting.kind == "str":
         if isinstance(value, (bool, dict, list)):
-            raise ValueError(f"must be text, got {type_name(value)}")
+            raise Refused(f"must be text, got {type_name(value)}")
         if isinstance(value, float):
-            raise ValueError(f"must be text; YAML read {value!r} as a number: quote it (e.g. '{value:.2f}')")
+            raise Refused(f"must be text; YAML read {value!r} as a number: quote it (e.g. '{value:.2f}')")
         text = str(value).strip()
         if setting.choices and text.lower() in setting.choices:
             text = text.lower()  # OpenShift, Apply: what a person types
         if setting.choices and text not in setting.choices:
-            raise ValueError(f"must be one of {', '.join(repr(c) for c in setting.choices if c) or repr('')}"
+            raise Refused(f"must be one of {', '.join(repr(c) for c in setting.choices if c) or repr('')}"
                              f"{' or empty' if '' in setting.choices else ''}, got {text!r}")
         return text
     if setting.kind == "int":
         if isinstance(value, str) and re.match(r"^\s*[-+]?\d+\s*\Z", value):
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"must be a whole number, got {type_name(value)} {value!r}")
+            raise Refused(f"must be a whole number, got {type_name(value)} {value!r}")
         if (setting.minimum is not None and value < setting.minimum) or \
                 (setting.maximum is not None and value > setting.maximum):
-            raise ValueError(f"must be between {setting.minimum} and {setting.maximum}, got {value}")
+            raise Refused(f"must be between {setting.minimum} and {setting.maximum}, got {value}")
         return value
     if setting.kind == "bool":
         if isinstance(value, bool):
             return value
         if isinstance(value, (str, int)) and str(value).strip().lower() in _TRUE | _FALSE:
             return str(value).strip().lower() in _TRUE
-        raise ValueError(f"must be true or false, got {type_name(value)} {value!r}")
+        raise Refused(f"must be true or false, got {type_name(value)} {value!r}")
     expected = {"list": list, "dict": dict}[setting.kind]
     if isinstance(value, str):
         value = _parse_text(setting, value)
         if value is None:
             return setting.default
     if not isinstance(value, expected):
-        raise ValueError(f"must be a {'list' if expected is list else 'mapping'}, got {type_name(value)}")
+        raise Refused(f"must be a {'list' if expected is list else 'mapping'}, got {type_name(value)}")
     return value
 
 
@@ -184,8 +185,8 @@ def normalize(provided: t.Mapping[str, t.Any], extra_vars: t.Collection[str] = (
             value = _coerce(setting, raw)
             problem = setting.check(value) if setting.check and value not in ("", [], {}) else None
             if problem:
-                raise ValueError(f"{problem}, got {value!r}")
-        except ValueError as exc:
+                raise Refused(f"{problem}, got {value!r}")
+        except Refused as exc:
             errors.append(f"{name}: {exc}")
             continue
         values[short] = value

@@ -53,6 +53,11 @@ def test_every_exception_of_the_collection_has_one_root_and_is_refused_or_cluste
     both_or_neither = [c.__qualname__ for c in exceptions if c not in (CollectionError, Refused, ClusterFailed)
                        and issubclass(c, Refused) == issubclass(c, ClusterFailed)]
     assert both_or_neither == []
+    # Callers catch the root, Refused or ClusterFailed: none of ours is also a ValueError (or any other builtin
+    # exception below Exception) that a caller could catch it as.
+    builtin = [(c.__qualname__, b.__name__) for c in exceptions for b in c.__mro__
+               if b.__name__ in BUILTIN_EXCEPTIONS and b not in (Exception, BaseException)]
+    assert builtin == []
 
 
 def test_an_exception_defined_inside_a_function_or_class_has_the_same_root():

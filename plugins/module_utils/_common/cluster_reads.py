@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import typing as t
 
+from .errors import Refused
+
 Kind = tuple[str, str]   # apiVersion, kind
 
 # The hyperconverged role: the instancetype presets need their API, KubeVirt's alerts and metrics the
@@ -39,7 +41,7 @@ def cluster_reads(stage: str, spec: t.Mapping[str, t.Any] | None = None) -> dict
     """``{"kinds": [...], "read": [...]}`` as cluster_info takes them; ``spec`` is the prerequisites spec (a section
     that is absent or empty reads nothing)."""
     if stage not in STAGES:
-        raise ValueError(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
+        raise Refused(f"stage must be one of {', '.join(STAGES)}, got {stage!r}")
     kinds: tuple[Kind, ...] = ()
     read: tuple[Kind, ...] = ()
     if stage == "hyperconverged":

@@ -14,6 +14,13 @@ import re
 import typing as t
 from decimal import ROUND_UP, Decimal, localcontext
 
+from .errors import Refused
+
+
+class GoSyntaxError(Refused):
+    """A text Go's parser refuses (time.ParseDuration, resource.ParseQuantity), in Go's words."""
+
+
 _NS_PER_UNIT = {
     "ns": 1,
     "us": 1_000,
@@ -28,9 +35,9 @@ _DURATION_PART = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|\u00b5s|\u03bcs|ms|s|m
 
 
 def parse_duration(text: str) -> int:
-    """Parse Go ``time.ParseDuration`` text into nanoseconds; raise ValueError like Go does."""
+    """Parse Go ``time.ParseDuration`` text into nanoseconds; raise GoSyntaxError like Go does."""
     if not isinstance(text, str):
-        raise ValueError(f"invalid duration {text!r}")
+        raise GoSyntaxError(f"invalid duration {text!r}")
     rest = text
     sign = 1
     if rest[:1] in ("+", "-"):
@@ -39,20 +46,20 @@ def parse_duration(text: str) -> int:
     if rest == "0":
         return 0
     if not rest:
-        raise ValueError(f'time: invalid duration "{text}"')
+        raise GoSyntaxError(f'time: invalid duration "{text}"')
     total = Decimal(0)
     pos = 0
     while pos < len(rest):
         match = _DURATION_PART.match(rest, pos)
         if not match or match.group(1) in ("", "."):
             if match is None and re.match(r"[0-9.]+\Z", rest[pos:]):
-                raise ValueError(f'time: missing unit in duration "{text}"')
-            raise ValueError(f'time: invalid duration "{text}"')
+                raise GoSyntaxError(f'time: missing unit in duration "{text}"')
+            raise GoSyntaxError(f'time: invalid duration "{text}"')
         total += Decimal(match.group(1)) * _NS_PER_UNIT[match.group(2)]
         pos = match.end()
     nanoseconds = int(total)  # Go truncates fractions of a nanosecond
     if nanoseconds > 2**63 - 1:
-        raise ValueError(f'time: invalid duration "{text}"')
+        raise GoSyntaxError(f'time: invalid duration "{text}"')
     return sign * nanoseconds
 
 
@@ -106,7 +113,7 @@ def _split_quantity(text: str) -> tuple[Decimal, str, str]:
     """Return (value, format, suffix) where format is DecimalSI, BinarySI or DecimalExponent."""
     match = QUANTITY_PATTERN.match(text)
     if not match:
-        raise ValueError("quantities must match the regular expression " + QUANTITY_PATTERN.pattern)
+        raise GoSyntaxError("quantities must match the regular expression " + QUANTITY_PATTERN.pattern)
     number_text = (match.group(1) or "") + match.group(2)
     suffix = match.group(6) or ""
     number = Decimal(number_text)
@@ -122,7 +129,7 @@ def _canonical_decimal(value: Decimal) -> tuple[int, int]:
     sign, digits, exponent = value.as_tuple()
     mantissa = int("".join(map(str, digits)) or "0")
     if not isinstance(exponent, int):
-        raise ValueError("a quantity must be a finite number")
+        raise GoSyntaxError("a quantity must be a finite number")
     while mantissa and mantissa % 10 == 0:
         mantissa //= 10
         exponent += 1
@@ -165,7 +172,7 @@ def _go_quantity_string(text: str) -> tuple[bool, str, str, str, str]:
     while pos < end and text[pos] in "0123456789":
         pos += 1
     if pos < end:
-        raise ValueError(f"quantities must match the regular expression {QUANTITY_PATTERN.pattern}")
+        raise GoSyntaxError(f"quantities must match the regular expression {QUANTITY_PATTERN.pattern}")
     return positive, value, num, denom, text[suffix_start:]
 
 
@@ -177,7 +184,7 @@ def _go_suffix(suffix: str) -> tuple[int, int, str]:
         return 10, _DECIMAL_SUFFIXES[suffix], "DecimalSI"
     if len(suffix) > 1 and suffix[0] in "eE" and re.fullmatch(r"[+-]?[0-9]+", suffix[1:]):
         return 10, int(suffix[1:]), "DecimalExponent"
-    raise ValueError(f"unable to parse quantity's suffix {suffix!r}")
+    raise GoSyntaxError(f"unable to parse quantity's suffix {suffix!r}")
 
 
 def _kept_as_written(num: str, denom: str, exponent: int, fmt: str) -> bool | None:
@@ -212,13 +219,13 @@ def canonical_quantity(value: t.Any) -> str:
     canonically (``1.5`` -> ``1500m``, ``1024Mi`` -> ``1Gi``), rounded up to the nano, a binary one capped at
     2^63-1 (``8Ei``)."""
     if isinstance(value, bool):
-        raise ValueError("a quantity cannot be a boolean")
+        raise GoSyntaxError("a quantity cannot be a boolean")
     text = str(value) if isinstance(value, (int, float)) else value
     if not isinstance(text, str):
-        raise ValueError("a quantity must be a string or a number")
+        raise GoSyntaxError("a quantity must be a string or a number")
     text = text.strip()
     if not QUANTITY_PATTERN.match(text):
-        raise ValueError("quantities must match the regular expression " + QUANTITY_PATTERN.pattern)
+        raise GoSyntaxError("quantities must match the regular expression " + QUANTITY_PATTERN.pattern)
     if text == "0":
         return text
     positive, written, num, denom, suffix = _go_quantity_string(text)
@@ -259,7 +266,7 @@ def _canonical_text(amount: Decimal, fmt: str) -> str:
 def quantity_value(value: t.Any) -> Decimal:
     """The exact numeric value of a quantity (``64Gi`` -> 68719476736)."""
     if isinstance(value, bool):
-        raise ValueError("a quantity cannot be a boolean")
+        raise GoSyntaxError("a quantity cannot be a boolean")
     if isinstance(value, (int, float)):
         return Decimal(str(value))
     with localcontext() as ctx:

@@ -24,7 +24,7 @@ LAYOUT = "2006-01-02T15:04:05Z07:00"
 _SECONDS_PER_DAY = 86400
 
 
-class TimeError(Refused, ValueError):
+class TimeError(Refused):
     """A value Go's time.Parse refuses, with Go's message (``parsing time "..." as "...": cannot parse ...``)."""
 
 

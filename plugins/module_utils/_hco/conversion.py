@@ -52,7 +52,7 @@ def convert(spec: t.Mapping[str, t.Any], annotations: t.Mapping[str, str], profi
     if raw:
         try:
             stored = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise BuildError(f"metadata.annotations[{V1_ONLY_FIELDS}]", f"failed to convert to v1: invalid JSON: {exc}") from exc
         if not isinstance(stored, dict):
             raise BuildError(f"metadata.annotations[{V1_ONLY_FIELDS}]", "failed to convert to v1: must be a JSON object")

@@ -26,7 +26,7 @@ from .go_types_data import ROOTS, SHAPES
 _MISSING = object()
 
 
-class GoDecodeError(Refused, ValueError):
+class GoDecodeError(Refused):
     """A JSON value that cannot be decoded into the Go type at ``path`` (json: cannot unmarshal ...)."""
 
     def __init__(self, path: str, message: str) -> None:

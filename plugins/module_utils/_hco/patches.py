@@ -42,7 +42,7 @@ def parse(raw: str | None, annotation: str) -> list[dict[str, t.Any]]:
     where = _path(annotation)
     try:
         operations = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         raise BuildError(where, f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
     if not isinstance(operations, list):
         kind = type(operations).__name__.replace("dict", "object").replace("str", "string")
@@ -65,7 +65,7 @@ def count_operations(raw: str | None) -> int:
     """The ``kubevirt_hco_unsafe_modifications`` value: operations in the patch, 0 if it cannot be decoded."""
     try:
         operations = json.loads(raw) if raw else []
-    except ValueError:
+    except json.JSONDecodeError:
         return 0
     return len(operations) if isinstance(operations, list) else 0
 

@@ -19,6 +19,7 @@ except ImportError:  # pragma: no cover
     yaml = None  # type: ignore[assignment]
 
 from .._common.errors import BuildError, FieldError, RenderError
+from .._common.golang import GoSyntaxError
 from . import golden_images, operands, patches
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
@@ -305,7 +306,7 @@ def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldE
         if not decoded:
             spec = mutate(spec, request_status or status, request.operation, profile)
             verdict = validate(spec, request.metadata, request.operation, profile, request.namespace)
-    except (AttributeError, TypeError, ValueError):
+    except (AttributeError, TypeError, ValueError, GoSyntaxError):
         # Only reachable with schema errors (values of the wrong type), which are reported already.
         if not schema_errors:
             raise

@@ -10,7 +10,7 @@ import dataclasses
 import typing as t
 
 from .._common.errors import FieldError
-from .._common.golang import parse_duration
+from .._common.golang import GoSyntaxError, parse_duration
 from .._common.names import DNS1123_SUBDOMAIN, LABEL_VALUE, QUALIFIED_NAME_PART
 from .profile import ReleaseProfile
 
@@ -41,7 +41,7 @@ def _cert_config(spec: t.Mapping[str, t.Any], verdict: Verdict) -> None:
             text = (cert.get(part) or {}).get(key)
             try:
                 values[path] = parse_duration(text) if text else 0
-            except ValueError as exc:
+            except GoSyntaxError as exc:
                 verdict.fail(path, f"cannot parse duration {text!r}: {exc}")
                 continue
             if values[path] < _TEN_MINUTES:

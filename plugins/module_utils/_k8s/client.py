@@ -365,5 +365,5 @@ def _decode(raw: bytes) -> t.Any:
         return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (json.JSONDecodeError, UnicodeDecodeError):
         return raw.decode("utf-8", "replace")

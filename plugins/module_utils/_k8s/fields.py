@@ -224,7 +224,7 @@ def _item_key(member: str) -> dict[str, t.Any] | None:
         return None
     try:
         keys = json.loads(member[2:])
-    except ValueError:
+    except json.JSONDecodeError:
         return None
     return keys if isinstance(keys, dict) else None
 

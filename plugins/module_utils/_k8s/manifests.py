@@ -17,7 +17,7 @@ import re
 import typing as t
 
 from .._common.errors import Refused
-from .yaml_go import NotJSON, json_value
+from .yaml_go import NoJSON, NotJSON, json_value
 
 try:
     import yaml
@@ -134,7 +134,7 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
         return
     try:
         documents = _documents(path, text)
-    except ValueError as exc:
+    except ManifestError as exc:
         found.errors.append(_error(option, path, str(exc)))
         return
     for number, document in enumerate(documents, start=1):
@@ -145,7 +145,7 @@ def _load_file(found: Manifests, option: str, path: str) -> None:
 
 
 def objects_of(name: str, text: str) -> list[t.Any]:
-    """The objects in one file's text (a document may hold a List); ValueError names what is wrong and where."""
+    """The objects in one file's text (a document may hold a List); ManifestError names what is wrong and where."""
     return [item for document in _documents(name, text) for item in _items(document)]
 
 
@@ -161,13 +161,13 @@ def _documents(path: str, text: str) -> list[t.Any]:
             return _json_documents(text)
         except _NotJSONAtAll as exc:
             if path.endswith(".json"):
-                raise ValueError(str(exc)) from None
+                raise ManifestError(str(exc)) from None
     return _yaml_documents(text)
 
 
 def _yaml_documents(text: str) -> list[t.Any]:
     if yaml is None:
-        raise ValueError("cannot be parsed: PyYAML is not installed")
+        raise ManifestError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
     # Rare: a bare "!" tag needs PyYAML's Python parser, the one that sees it.
     loaders = (_BoundedBareTagLoader, GoBareTagLoader) if BARE_TAG.search(text) else (_BoundedLoader, GoLoader)
@@ -175,15 +175,19 @@ def _yaml_documents(text: str) -> list[t.Any]:
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
     except (AliasBomb, NotJSON) as exc:
-        raise ValueError(str(exc)) from None
+        raise ManifestError(str(exc)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ValueError(f"is not valid YAML: {problem}{where}") from None
+        raise ManifestError(f"is not valid YAML: {problem}{where}") from None
 
 
-class _NotJSONAtAll(Refused, ValueError):
+class ManifestError(Refused):
+    """A manifest file kubectl would refuse too, in words that name what is wrong and where."""
+
+
+class _NotJSONAtAll(ManifestError):
     """The first document is not JSON: the stream is read as YAML, as kubectl falls back to it."""
 
 
@@ -206,7 +210,7 @@ def _json_documents(text: str) -> list[t.Any]:
             raise _NotJSONAtAll(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except _NonFinite as exc:
         line, column = _position(text, str(exc))
-        raise ValueError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
+        raise ManifestError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
                          f"{line}, column {column})") from None
     # The rest as YAML, its lines numbered as in the file.
     return documents + _yaml_documents("\n" * text.count("\n", 0, position) + text[position:])
@@ -235,7 +239,7 @@ class _NonFinite(Refused):
 def _json_float(text: str) -> t.Any:
     try:
         return json_value(float(text))
-    except ValueError:
+    except NoJSON:
         raise _NonFinite(text) from None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import typing as t
 from decimal import Decimal
 
-from .._common.golang import quantity_value
+from .._common.golang import GoSyntaxError, quantity_value
 
 RESERVED_SHARE = Decimal("0.02")
 RESERVED_FIXED = Decimal(512 * 1024 * 1024)
@@ -32,6 +32,6 @@ def same_machine(typed: t.Any, reported: t.Any) -> bool:
     that is no quantity is the same only as the same text."""
     try:
         nominal, live = quantity_value(typed), quantity_value(reported)
-    except (ValueError, ArithmeticError, TypeError):
+    except (GoSyntaxError, ArithmeticError):
         return str(typed) == str(reported)
     return nominal - nominal * RESERVED_SHARE - RESERVED_FIXED <= live <= nominal

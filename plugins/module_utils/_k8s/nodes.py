@@ -12,7 +12,7 @@ import typing as t
 
 from .._common.errors import Refused
 from .client import KubeError
-from .manifests import objects_of
+from .manifests import ManifestError, objects_of
 
 # kubectl get's page size (k8s.io/kubectl v0.34.4, pkg/cmd/util/helpers.go, DefaultChunkSize).
 CHUNK_SIZE = 500
@@ -24,7 +24,7 @@ class Requester(t.Protocol):
     def request(self, method: str, path: str, *, query: t.Mapping[str, t.Any] | None = None) -> t.Any: ...
 
 
-class NodesError(Refused, ValueError):
+class NodesError(Refused):
     """A Node list or snapshot that cannot be read, in the words of where it came from."""
 
 
@@ -164,7 +164,7 @@ def snapshot(path: str, text: str) -> list[Node]:
     Every problem is named with the file; a Node listed twice is refused (two snapshots pasted together)."""
     try:
         objects = objects_of(path, text)
-    except ValueError as exc:
+    except ManifestError as exc:
         raise NodesError(f"{path}: {exc}") from None
     nodes, problems, seen = [], [], set()
     for index, obj in enumerate(objects):

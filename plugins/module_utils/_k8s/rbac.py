@@ -33,7 +33,7 @@ ALWAYS_READ = (
 )
 
 
-class RbacError(Refused, ValueError):
+class RbacError(Refused):
     """A kind list that cannot be turned into rules."""
 
 

@@ -91,7 +91,7 @@ def json_value(value: t.Any) -> t.Any:
     """A resolved Go value as JSON carries it to the API server (Go's encoding/json on kubectl's side)."""
     if isinstance(value, float):
         if math.isinf(value) or math.isnan(value):
-            raise ValueError(f"json: unsupported value: {_go_float(value)}")
+            raise NoJSON(f"json: unsupported value: {_go_float(value)}")
         if value.is_integer() and abs(value) < _PLAIN_INTEGRAL:
             return int(value)
     return value
@@ -108,9 +108,9 @@ def json_key(value: t.Any) -> str:
     if isinstance(value, float):
         return _go_float32(value)
     if isinstance(value, int):   # past int64 go-yaml resolves a uint64, which the key conversion has no case for
-        raise ValueError(f"unsupported map key of type: uint64 ({value})")
+        raise NoJSON(f"unsupported map key of type: uint64 ({value})")
     kind = "<nil>" if value is None else type(value).__name__
-    raise ValueError(f"unsupported map key of type: {kind}: a mapping key must be a string, number or boolean")
+    raise NoJSON(f"unsupported map key of type: {kind}: a mapping key must be a string, number or boolean")
 
 
 def _go_float(value: float) -> str:
@@ -146,7 +146,11 @@ def _go_float32(value: float) -> str:
     return ("-" if negative else "") + formatted
 
 
-class NotJSON(Refused, ValueError):
+class NoJSON(Refused):
+    """A value Go's encoding/json cannot write, or a key sigs.k8s.io/yaml cannot turn into a JSON key."""
+
+
+class NotJSON(Refused):
     """A value kubectl cannot turn into JSON either, with where it stands."""
 
     def __init__(self, problem: str, mark: t.Any) -> None:
@@ -228,7 +232,7 @@ if yaml is not None:
                 key = self.construct_object(key_node, deep=True)
             try:
                 return json_key(key)
-            except (ValueError, TypeError) as exc:
+            except NoJSON as exc:
                 raise NotJSON(str(exc), key_node.start_mark) from None
 
         def construct_go_scalar(self, node: t.Any) -> t.Any:
@@ -243,7 +247,7 @@ if yaml is not None:
                                       "refuses too", node.start_mark)
                     value = float(value)
                 return json_value(value)
-            except ValueError as exc:
+            except NoJSON as exc:
                 raise NotJSON(f"{exc}, which kubectl refuses too: quote {node.value!r} to keep it as a string",
                               node.start_mark) from None
 
@@ -251,7 +255,7 @@ if yaml is not None:
             # goyaml.v2 decode.go, d.scalar: the decoded bytes as a string; Go's JSON writes invalid UTF-8 as U+FFFD.
             try:
                 return base64.b64decode(self.construct_scalar(node)).decode("utf-8", "replace")
-            except (binascii.Error, ValueError):
+            except binascii.Error:
                 raise NotJSON(f"!!binary {node.value!r} is not base64", node.start_mark) from None
 
         def construct_untagged(self, node: t.Any) -> t.Any:

@@ -18,7 +18,7 @@ import hashlib
 import os
 import typing as t
 
-from .._k8s.manifests import objects_of
+from .._k8s.manifests import ManifestError, objects_of
 from .._k8s.parse import parse as input_stage
 from .catalog import Operator
 
@@ -74,7 +74,7 @@ def parse(source: Source, content: bytes) -> tuple[list[dict[str, t.Any]], list[
         objects = objects_of(source.location, content.decode("utf-8"))
     except UnicodeDecodeError:
         return [], [f"{source.location}: is not UTF-8 text"]
-    except ValueError as exc:
+    except ManifestError as exc:
         return [], [f"{source.location}: {exc}"]
     problems = []
     for index, obj in enumerate(objects):

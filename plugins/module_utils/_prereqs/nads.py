@@ -96,7 +96,7 @@ def load_config(problems: Problems, where: str, raw: t.Any) -> dict[str, t.Any] 
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             problems.error(where, f"is not valid JSON: {exc}")
             return None
     if not isinstance(raw, dict):

@@ -16,6 +16,7 @@ import math
 import re
 import typing as t
 
+from .._common.errors import Refused
 from .._common.names import DNS1123_SUBDOMAIN, LABEL_VALUE
 from .common import Problems, check_label_map, path
 
@@ -61,7 +62,7 @@ def scaled_max_unavailable(value: t.Any, matching_nodes: int) -> int:
     ScaledMaxUnavailableNodeCount): an int, or a percentage of the matching nodes rounded up; a value it cannot read
     falls back to the default 50%; never below 1. A bool cannot be an int-or-string: the CRD refuses it."""
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not an integer or a percentage")
+        raise Refused(f"{value!r} is not an integer or a percentage")
     count = _scaled(value, matching_nodes)
     if count is None:
         count = _scaled(DEFAULT_MAX_UNAVAILABLE, matching_nodes) or 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import typing as t
 
+from .._common.errors import Refused
 from .common import Problems, path, selector_matches
 from .nmstate_rules import DEFAULT_MAX_UNAVAILABLE, scaled_max_unavailable
 
@@ -45,7 +46,7 @@ def check_nodes(problems: Problems, spec: t.Mapping[str, t.Any],
         limit = policy_spec.get("maxUnavailable", DEFAULT_MAX_UNAVAILABLE)
         try:
             at_once = scaled_max_unavailable(limit, len(matching))
-        except ValueError:
+        except Refused:
             continue  # reported by the policy's own check
         rollout.append({"policy": name, "matching_nodes": len(matching), "nodes_at_once": at_once})
     for index, name in sorted(without_network_manager.items()):

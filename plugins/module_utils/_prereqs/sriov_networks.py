@@ -69,7 +69,7 @@ def _check_json(problems: Problems, where: str, text: t.Any, plugins: bool = Fal
     objects that follow sriov in the conflist's plugins list, comma-separated."""
     try:
         value = json.loads(f"[{text}]" if plugins else str(text))
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         problems.error(where, f"is not valid JSON ({exc}): the operator would render a broken CNI config")
         return
     if plugins and not all(isinstance(p, dict) and p.get("type") for p in value):

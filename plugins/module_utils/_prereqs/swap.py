@@ -12,7 +12,7 @@ import math
 import typing as t
 from decimal import Decimal
 
-from .._common.golang import quantity_value
+from .._common.golang import GoSyntaxError, quantity_value
 from .common import (
     Problems,
     check_keys,
@@ -129,14 +129,14 @@ def _size_nodes(spec: t.Mapping[str, t.Any], selector: dict[str, str], overcommi
             continue
         try:
             size = swap_mib(node.get("memory"), overcommit)
-        except (ValueError, ArithmeticError):
+        except (GoSyntaxError, ArithmeticError):
             problems.error(path(where, "memory"), f"{node.get('memory')!r} is not a memory quantity")
             continue
         entry = {"name": node["name"], "memory_mib": int(quantity_value(node["memory"]) / MIB), "swap_mib": size}
         if node.get("disk_free") is not None:
             try:
                 free_mib = int(quantity_value(node["disk_free"]) / MIB)
-            except (ValueError, ArithmeticError):
+            except (GoSyntaxError, ArithmeticError):
                 problems.error(path(where, "disk_free"), f"{node['disk_free']!r} is not a quantity")
             else:
                 if size > free_mib:

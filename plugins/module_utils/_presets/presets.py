@@ -18,7 +18,7 @@ import json
 import typing as t
 
 from .._common.errors import FieldError
-from .._common.golang import quantity_value
+from .._common.golang import GoSyntaxError, quantity_value
 from .._common.names import DNS1123_SUBDOMAIN
 from .._prereqs.common import PrerequisiteError
 
@@ -118,9 +118,10 @@ def instancetype_objects(instancetypes: t.Sequence[t.Mapping[str, t.Any]],
         if isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 1:
             errors.append(FieldError(f"{where}.cpus", "must be an integer of at least 1", "input"))
         try:
-            if quantity_value(memory) <= 0:
-                raise ValueError
-        except (ValueError, ArithmeticError, TypeError):
+            positive = quantity_value(memory) > 0
+        except (GoSyntaxError, ArithmeticError):
+            positive = False
+        if not positive:
             errors.append(FieldError(f"{where}.memory", f"{memory!r} is not a positive memory quantity", "input"))
         spec: dict[str, t.Any] = {"cpu": {"guest": cpus}, "memory": {"guest": memory}}
         if entry.get("hugepages"):

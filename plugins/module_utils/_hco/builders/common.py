@@ -9,7 +9,7 @@ import copy
 import typing as t
 
 from ..._common.errors import BuildError
-from ..._common.golang import canonical_quantity, normalize_duration
+from ..._common.golang import GoSyntaxError, canonical_quantity, normalize_duration
 from .. import gotypes
 from ..view import HCView
 
@@ -90,14 +90,14 @@ def cert_config(view: HCView) -> dict[str, t.Any]:
 def duration(text: str, path: str) -> str:
     try:
         return normalize_duration(text)
-    except ValueError as exc:
+    except GoSyntaxError as exc:
         raise BuildError(path, f"cannot parse duration {text!r}: {exc}") from exc
 
 
 def quantity(value: t.Any, path: str) -> str:
     try:
         return canonical_quantity(value)
-    except (ValueError, ArithmeticError) as exc:
+    except (GoSyntaxError, ArithmeticError) as exc:
         raise BuildError(path, f"cannot parse quantity {value!r}: {exc}") from exc
 
 

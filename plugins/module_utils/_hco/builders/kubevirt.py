@@ -198,7 +198,7 @@ def _rate_limiters(view: HCView) -> dict[str, t.Any] | None:
             raise BuildError(path, "tuning policy set but no annotation hco.kubevirt.io/tuningPolicy was found")
         try:
             decoded = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             raise BuildError(path, f"the tuning policy annotation is not valid JSON: {exc}") from exc
         if not isinstance(decoded, dict):
             raise BuildError(path, "the tuning policy annotation must be a JSON object with qps and burst")

@@ -8,6 +8,7 @@ import json
 import pytest
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _manifest_files as manifest_files
 
 
@@ -57,7 +58,7 @@ def test_a_foreign_file_with_a_wanted_name_refuses_everything(tmp_path):
     (tmp_path / "configmap-apps-b.yaml").write_text("hand made\n")
     plan = manifest_files.plan(tmp_path, [cm("a"), cm("b")])
     assert len(plan.errors) == 1 and "was not written by this collection" in plan.errors[0]
-    with pytest.raises(ValueError):
+    with pytest.raises(Refused):
         manifest_files.apply(plan)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["configmap-apps-b.yaml"]
     assert (tmp_path / "configmap-apps-b.yaml").read_text() == "hand made\n"

@@ -129,4 +129,7 @@ def test_the_prerequisites_warnings_come_with_the_plan():
     nodes = [*NODES, {"name": "infra1", "labels": {"node-role.kubernetes.io/infra": ""}, "memory": "32Gi", "taints": []}]
     plan = plan_of(nodes, site_vm_bridge_nic="eno2", site_vm_vlans="100",
                    site_vm_networks=[{"name": "net", "namespace": "vms", "vlan": 100}]).plan
-    assert plan.problems == () and plan.warnings == tuple(plan.prereqs["warnings"]) != ()
+    # Then the render's: standalone mode names the injector Deployment it leaves out.
+    assert plan.problems == () and plan.warnings == (*plan.prereqs["warnings"], *plan.render["hco_warnings"])
+    assert plan.prereqs["warnings"] and [w.split(" is not")[0] for w in plan.render["hco_warnings"]] == [
+        "standalone mode: Deployment virt-network-resources-injector"]

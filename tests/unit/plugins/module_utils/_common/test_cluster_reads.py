@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.cluster_reads import cluster_reads, prerequisite_reads
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 
 
 def test_the_hyperconverged_role_asks_which_optional_apis_are_served_and_reads_nothing():
@@ -39,5 +40,5 @@ def test_each_section_that_reads_is_named_with_its_kinds():
 
 
 def test_an_unknown_stage_names_the_stages():
-    with pytest.raises(ValueError, match="one of hyperconverged, prerequisites, got 'hyperconverge'"):
+    with pytest.raises(Refused, match="one of hyperconverged, prerequisites, got 'hyperconverge'"):
         cluster_reads("hyperconverge")

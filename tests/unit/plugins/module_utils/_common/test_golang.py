@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.golang import (
+    GoSyntaxError,
     canonical_quantity,
     format_duration,
     normalize_duration,
@@ -24,7 +25,7 @@ def test_durations_print_like_go(text, expected):
 
 @pytest.mark.parametrize("text", ["", "10", "1x", "h", "1.2.3s", None])
 def test_bad_durations_are_refused(text):
-    with pytest.raises(ValueError):
+    with pytest.raises(GoSyntaxError):
         parse_duration(text)
 
 
@@ -50,7 +51,7 @@ def test_quantities_are_canonical(value, expected):
 
 @pytest.mark.parametrize("value", ["1.5 Gi", "Gi", "1Gb", True, "--1"])
 def test_bad_quantities_are_refused(value):
-    with pytest.raises(ValueError):
+    with pytest.raises(GoSyntaxError):
         canonical_quantity(value)
 
 

@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import load, objects_of
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.manifests import ManifestError, load, objects_of
 
 
 def config_map(name: str) -> dict:
@@ -204,7 +204,7 @@ def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
     assert objects_of("a.json", "- a: 1:30\n") == [{"a": "1:30"}]
     # A first object that is not JSON makes the stream YAML, as kubectl falls back to it; not in a .json file.
     assert objects_of("a.yaml", "{a: 1:30, b: y}\n---\n{c: 017}\n") == [{"a": "1:30", "b": True}, {"c": 15}]
-    with pytest.raises(ValueError, match="is not valid JSON: Expecting property name"):
+    with pytest.raises(ManifestError, match="is not valid JSON: Expecting property name"):
         objects_of("a.json", "{a: 1}")
     # A list, which kubectl refuses, is read as JSON here: a list of objects.
     assert objects_of("a.yaml", '[{"a": "\\ud83d\\ude00"}]') == [{"a": "\U0001f600"}]
@@ -216,7 +216,7 @@ def test_content_starting_with_a_brace_is_json_whatever_the_file_is_called():
     ('{"a": 1e400}', "1e400 is not a number JSON can carry"),
 ])
 def test_json_numbers_go_cannot_read_are_refused_with_their_line(text, where):
-    with pytest.raises(ValueError, match=re.escape(where)):
+    with pytest.raises(ManifestError, match=re.escape(where)):
         objects_of("x.json", text)
 
 
@@ -228,5 +228,5 @@ def test_a_lone_surrogate_in_json_becomes_the_replacement_character_as_go_decode
 def test_json_objects_between_document_lines_read_as_kubectl_reads_them():
     # The file the latency bench gives kubectl: JSON objects joined by ---; a broken one named by its own line.
     assert objects_of("a.yaml", '{"a": 1}\n---\n{"b": 2}\n---\n{"c": y}\n') == [{"a": 1}, {"b": 2}, {"c": True}]
-    with pytest.raises(ValueError, match=r"is not valid YAML: .* \(line 4, column"):
+    with pytest.raises(ManifestError, match=r"is not valid YAML: .* \(line 4, column"):
         objects_of("a.yaml", '{"a": 1}\n---\n{"b": 2}\n{"c": [}\n')

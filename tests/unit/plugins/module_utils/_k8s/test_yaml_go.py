@@ -15,6 +15,7 @@ import yaml
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.yaml_go import (
     GoLoader,
+    NoJSON,
     NotJSON,
     go_resolve,
     json_key,
@@ -62,7 +63,7 @@ def test_values_reach_json_as_go_writes_them(value, sent):
 
 @pytest.mark.parametrize("value", [math.inf, -math.inf, math.nan])
 def test_non_finite_numbers_cannot_be_json(value):
-    with pytest.raises(ValueError, match="json: unsupported value"):
+    with pytest.raises(NoJSON, match="json: unsupported value"):
         json_value(value)
 
 
@@ -78,10 +79,10 @@ def test_keys_become_strings_as_sigs_yaml_writes_them(key, name):
 
 
 def test_a_null_key_and_a_uint64_key_are_refused():
-    with pytest.raises(ValueError, match="unsupported map key of type: <nil>"):
+    with pytest.raises(NoJSON, match="unsupported map key of type: <nil>"):
         json_key(None)
     assert json_key(9223372036854775807) == "9223372036854775807"
-    with pytest.raises(ValueError, match="unsupported map key of type: uint64"):
+    with pytest.raises(NoJSON, match="unsupported map key of type: uint64"):
         json_key(9223372036854775808)
 
 
