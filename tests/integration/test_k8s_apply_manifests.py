@@ -155,6 +155,29 @@ def test_a_value_kubectl_refuses_is_refused_by_both_with_its_file_and_line(tmp_p
     assert control_plane.kubectl_run("get", "scalar", name, check=False).returncode != 0   # nothing written
 
 
+def test_a_document_nested_thousands_deep_is_applied_as_kubectl_applies_it(tmp_path, control_plane, scalar_kind):
+    # A flow list 5,000 deep: kubectl reads up to 10,000 levels; here up to 9,000 (depth.py), deeper named.
+    deep = "[" * 5000 + "1" + "]" * 5000
+    theirs, ours = tmp_path / "kubectl.yaml", tmp_path / "ours" / "deep.yaml"
+    ours.parent.mkdir()
+    header = "apiVersion: manifests.virtinfra.io/v1\nkind: Scalar\nmetadata:\n  name: {name}\nspec:\n"
+    theirs.write_text(header.format(name="deep-by-kubectl") + f"  deep: {deep}\n")
+    ours.write_text(header.format(name="deep-by-us") + f"  deep: {deep}\n")
+    control_plane.kubectl_run("apply", "--server-side", "-f", str(theirs))
+    run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(ours)], "deep"))
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert stored(control_plane, "scalar", "deep-by-us")["spec"] == stored(control_plane, "scalar",
+                                                                            "deep-by-kubectl")["spec"]
+    # Deeper than an apply here carries: refused before anything is sent, the file named.
+    too_deep = tmp_path / "deeper" / "deeper.yaml"
+    too_deep.parent.mkdir()
+    too_deep.write_text(header.format(name="deeper") + "  deep: " + "[" * 9500 + "1" + "]" * 9500 + "\n")
+    refused = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(too_deep)], "deeper"))
+    assert refused.returncode != 0
+    assert f"{too_deep}" in refused.stdout and "levels deep" in refused.stdout, refused.stdout[-3000:]
+    assert control_plane.kubectl_run("get", "scalar", "deeper", check=False).returncode != 0
+
+
 def test_byte_order_marks_non_ascii_names_and_characters_past_the_bmp_arrive_intact(tmp_path, control_plane):
     text = "caf\u00e9 \U0001f600 \u4e2d\u6587"
     role_name = "r\u00f4le-\U0001f600"

@@ -17,6 +17,7 @@ import re
 import typing as t
 
 from .._common.errors import Refused
+from .depth import MAX_DEPTH, deep_documents, depth_of, flow_depth
 from .yaml_go import NoJSON, NotJSON, json_value
 
 try:
@@ -34,6 +35,8 @@ KUSTOMIZATION = ("is a kustomization, which k8s_apply does not build: pass the b
 VAULT_HEADER = "$ANSIBLE_VAULT;"
 VAULTED = ("is encrypted with Ansible Vault, which k8s_apply does not decrypt: pass it as objects through the file "
            "lookup, which does (objects: \"{{ lookup('ansible.builtin.file', path) | from_yaml_all }}\")")
+TOO_DEEP = (f"is nested more than {MAX_DEPTH:,} levels deep, more than an apply here carries (kubectl reads up to "
+            "10,000): flatten it")
 RELATIVE = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's files/, "
             "then the playbook's files/ and directory; on a remote host give an absolute path")
 
@@ -156,6 +159,19 @@ def _documents(path: str, text: str) -> list[t.Any]:
     is YAML; anything else is YAML with go-yaml's scalars (yaml_go.py). A stream starting with ``[`` is read as JSON
     too (kubectl refuses a list; here it is a list of objects, and JSON reads it faster and as YAML would)."""
     text = text[1:] if text.startswith("\ufeff") else text
+    brackets = text.count("[") + text.count("{")
+    if brackets > MAX_DEPTH and flow_depth(text) > MAX_DEPTH:   # measured only where it could be
+        raise ManifestError(TOO_DEEP)
+    with deep_documents():
+        documents = _parsed(path, text)
+    # Block nesting takes a column a level: only a long line, or many brackets, can make a deep document.
+    if brackets + max(map(len, text.splitlines()), default=0) > MAX_DEPTH and \
+            any(depth_of(document) > MAX_DEPTH for document in documents):
+        raise ManifestError(TOO_DEEP)
+    return documents
+
+
+def _parsed(path: str, text: str) -> list[t.Any]:
     if text.lstrip()[:1] in ("{", "["):
         try:
             return _json_documents(text)

@@ -16,6 +16,7 @@ import typing as t
 
 from .apply import Applier, ApplyFailed, Options, secret_values, sized
 from .client import Connection, KubeError
+from .depth import deep_documents, shown
 from .facts import cluster_facts
 from .manifests import load as load_manifests
 from .module_args import connect
@@ -60,6 +61,12 @@ def run_apply(params: t.Mapping[str, t.Any], check_mode: bool, diff: bool) -> Ou
     """k8s_apply: objects and src -> applied (or planned, in check mode) -> the sized result."""
     if params["concurrency"] < 1:
         return Outcome({"msg": f"concurrency: must be at least 1, got {params['concurrency']}"}, failed=True)
+    with deep_documents():   # depth.py: a document nested thousands of levels deep is carried through
+        outcome = _run_apply(params, check_mode, diff)
+        return dataclasses.replace(outcome, result=shown(outcome.result))
+
+
+def _run_apply(params: t.Mapping[str, t.Any], check_mode: bool, diff: bool) -> Outcome:
     objects, input_errors = list(params["objects"] or []), []
     origins: list[str | None] | None = None
     if params["src"] is not None:

@@ -1,0 +1,110 @@
+# Copyright (c) virtinfra.hyperconverged contributors
+# GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""How deeply nested a document may be, and the room an apply needs to carry one. PRIVATE; no Ansible imports.
+
+kubectl reads YAML nested up to 10,000 levels (sigs.k8s.io/yaml's goyaml.v2, scannerc.go: max_flow_level and
+max_indents) and the API server's JSON up to 10,000 (Go's encoding/json, maxNestingDepth). Here every stage of an
+apply walks a document recursively (reading, diffing, fingerprinting, the JSON the request carries), and Python's
+JSON encoder recurses in C, where CPython 3.13 stops just short of 10,000 levels whatever the recursion limit is. So a
+document is carried up to MAX_DEPTH levels, with the recursion limit raised for the call (deep_documents); a deeper
+one is refused before it is parsed (the parser recurses in C too), naming its file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+import threading
+import typing as t
+
+MAX_DEPTH = 9000
+# How deep a value a task's result shows: Ansible's own handling of the result (pickling it from the worker, the
+# callbacks' JSON) runs under the default recursion limit, so a deeper value is summarized.
+SHOWN_DEPTH = 100
+# Python frames one level of nesting may take in the deepest recursive walk of an apply (a walk, a comprehension
+# inside it, a call it makes per member), and the frames of everything around the walk.
+_FRAMES_PER_LEVEL = 6
+_AROUND = 2000
+
+_lock = threading.Lock()
+_active = 0
+_saved = 0
+
+
+@contextlib.contextmanager
+def deep_documents() -> t.Iterator[None]:
+    """The recursion limit raised, while the block runs, to what MAX_DEPTH levels need; calls overlapping in one
+    process (threads) share it, and the last restores the limit the first found."""
+    global _active, _saved  # pylint: disable=global-statement  # one raised limit per process, shared by its calls
+    with _lock:
+        if _active == 0:
+            _saved = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_saved, MAX_DEPTH * _FRAMES_PER_LEVEL + _AROUND))
+        _active += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _active -= 1
+            if _active == 0:
+                sys.setrecursionlimit(_saved)
+
+
+def flow_depth(text: str) -> int:
+    """The deepest nesting of flow collections (``[`` and ``{``, YAML's and JSON's) outside quoted text and comments:
+    measured before parsing, so a document too deep for the parser is refused before the parser recurses into it. A
+    bracket in a plain or block scalar counts too: the measure is never below the document's own depth."""
+    deepest = depth = 0
+    quote = ""
+    escaped = comment = False
+    previous = "\n"
+    for char in text:
+        if comment:
+            comment = char != "\n"
+        elif quote:
+            if escaped:
+                escaped = False
+            elif char == "\\" and quote == '"':
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'" and (previous in " \t\n[{,:" or (depth == 0 and previous == "-")):
+            quote = char
+        elif char == "#" and previous in " \t\n":
+            comment = True
+        elif char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        previous = char
+    return deepest
+
+
+def depth_of(value: t.Any) -> int:
+    """How deeply a parsed document nests its lists and mappings (a scalar: 0), walked without recursion."""
+    deepest = 0
+    stack: list[tuple[t.Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            members: t.Iterable[t.Any] = item.values()
+        elif isinstance(item, list):
+            members = item
+        else:
+            continue
+        deepest = max(deepest, level + 1)
+        stack.extend((member, level + 1) for member in members)
+    return deepest
+
+
+def shown(value: t.Any, levels: int = SHOWN_DEPTH) -> t.Any:
+    """``value`` as a task's result shows it: lists and mappings past ``levels`` replaced by a note of their depth."""
+    if not isinstance(value, (dict, list)):
+        return value
+    if levels == 0:
+        return f"(nested {depth_of(value)} more levels: not shown)"
+    if isinstance(value, dict):
+        return {key: shown(item, levels - 1) for key, item in value.items()}
+    return [shown(item, levels - 1) for item in value]
