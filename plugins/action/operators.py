@@ -21,7 +21,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import connection_used
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.run import Failed, run
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import ROLE_NAMES, Settings
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import check_overrides
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._operators_fetch import fetch
@@ -51,6 +51,7 @@ class ActionModule(ControllerAction):
         "placement": {"type": "dict", "default": {}},
         "adopt": {"type": "bool", "default": False},
         "wait_timeout": {"type": "int", "default": 900},
+        "option_names": {"type": "dict", "default": {}},
         **AUTH_ARGUMENT_SPEC,
     }
 
@@ -69,7 +70,8 @@ class ActionModule(ControllerAction):
             checksums=plain(args["checksums"]), approval=args["approval"], csvs=plain(args["csvs"]),
             catalog_source=args["catalog_source"], catalog_namespace=args["catalog_namespace"],
             channel=args["channel"], placement=plain(args["placement"]), adopt=args["adopt"],
-            check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]), **given)
+            check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]),
+            names={**ROLE_NAMES, **{str(k): str(v) for k, v in plain(args["option_names"]).items()}}, **given)
         if not keys:
             return {"changed": False, "plan": [], "applied": [], "waited": [], "notes": [
                 "no operator to install: the objects given are served by none this collection installs"]}

@@ -185,6 +185,7 @@ class ActionModule(ControllerAction):
                     "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
         rendered_for, rendered_why = render_mode(values)
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
+                  "operator_names": dict(site_operators.SITE_NAMES),
                   "render_mode": rendered_for, "render_mode_reason": rendered_why,
                   "nodes_from": live.source or "the inventory",
                   # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.

@@ -129,6 +129,13 @@ options:
     type: str
     choices: [Automatic, Manual]
     default: Automatic
+  option_names:
+    description:
+      - What the caller's user calls each option, for the problems to name it in their words (the option, such as
+        C(versions), to a name such as C(site_operators_versions)); an option not given keeps the operators role's
+        variable name (C(operators_versions)).
+    type: dict
+    default: {}
   csvs:
     description:
       - The CSV to run, per Subscription (C(hco) or an operator name) - the C(startingCSV) on install, the next

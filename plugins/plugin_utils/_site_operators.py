@@ -8,17 +8,20 @@ operators role. PRIVATE; no Ansible imports.
 
 from __future__ import annotations
 
-import dataclasses
-import re
+import types
 import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import bundles
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import Settings
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import ROLE_NAMES, Settings
 
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
-# The operators stage's option names in its problems (not inside a path or a longer name).
-OPTION = re.compile(r"(?<![\w./-])(?:operators_(?:source|versions|checksums|csvs|manifests_dir|manifests_url)|"
-                    r"manifests_dir|manifests_url)\b")
+# The operators stage's options as the site's user wrote them (the others keep the stage's own names).
+SITE_NAMES: t.Mapping[str, str] = types.MappingProxyType({
+    **{option: f"site_operators_{option}" for option in ("source", "versions", "manifests_dir", "manifests_url",
+                                                          "checksums", "approval", "csvs", "catalog_source",
+                                                          "catalog_namespace", "channel")},
+    "release": "site_release", "platform": "site_platform", "namespace": "site_hco_namespace",
+    "placement": "site_infra_node_selector"})
 
 
 def settings_of(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any],
@@ -33,7 +36,7 @@ def settings_of(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.
         catalog_source=values["operators_catalog_source"], catalog_namespace=values["operators_catalog_namespace"],
         channel=values["operators_channel"],
         placement={"node_selector": values["infra_node_selector"]} if values["infra_node_selector"] else {},
-        **Settings.from_objects(objects))
+        names={**ROLE_NAMES, **SITE_NAMES}, **Settings.from_objects(objects))
 
 
 def rendered(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any],
@@ -41,13 +44,4 @@ def rendered(values: t.Mapping[str, t.Any], hyperconverged: t.Mapping[str, t.Any
     """The operators' objects and instances, with every problem named by the site's setting or the file."""
     if values["operators_source"] == "none":
         return bundles.Rendered((), (), (), ())
-    settings = settings_of(values, hyperconverged, objects)
-    found = bundles.rendered(settings, fetch)
-    problems = tuple(OPTION.sub(_site_name, p) for p in found.problems)
-    return dataclasses.replace(found, problems=problems)
-
-
-def _site_name(match: re.Match[str]) -> str:
-    """The operators stage names its options (operators_versions.x, manifests_dir); the site's user wrote site_*."""
-    name = match.group(0)
-    return "site_" + (name if name.startswith("operators_") else f"operators_{name}")
+    return bundles.rendered(settings_of(values, hyperconverged, objects), fetch)

@@ -121,3 +121,18 @@ def test_from_no_operator_to_the_operands_then_nothing_then_removed(empty_cluste
     assert get(conn, "/apis/apps/v1/namespaces/kubevirt-hyperconverged/deployments/virt-operator") is None
     assert get(conn, "/apis/apps/v1/namespaces/cdi/deployments/cdi-operator") is None
     assert removed.stdout.index("Remove KubeVirt first") < removed.stdout.index("Remove the operators last")
+
+
+def test_in_apply_mode_the_operators_stage_names_the_sites_settings(empty_cluster, tmp_path):
+    # The operators role's problems name its own variables unless told the caller's words: the site passes its
+    # settings' names, so a refused checksum names site_operators_checksums, the setting the user wrote.
+    plane = empty_cluster
+    root = release_dir(tmp_path)
+    key = f"kubevirt/{catalog.BY_KEY['kubevirt'].files[0]}"
+    settings = {**operator_settings(root), "site_operators_checksums": {key: "sha256:" + "0" * 64}}
+    mark = plane.audit_offset()
+    done = site(plane, "-e", json.dumps(settings))
+    assert done.returncode != 0
+    assert f"as site_operators_checksums['{key}'] says; nothing was applied" in done.stdout, done.stdout[-3000:]
+    assert " operators_checksums[" not in done.stdout
+    assert server_writes(plane, mark) == []

@@ -33,7 +33,8 @@ class Through:
 
 def through_olm(settings: Settings) -> Through:
     """The Namespace, OperatorGroup and Subscription of each package, placed and checked as OLM would."""
-    wants, problems = subscriptions.wanted(settings.chosen(), settings.platform, settings.csvs, settings.namespace)
+    wants, problems = subscriptions.wanted(settings.chosen(), settings.platform, settings.csvs, settings.namespace,
+                                           settings.named)
     source, source_namespace = subscriptions.CATALOGS[settings.platform]
     entries = []
     for want in wants:
@@ -58,7 +59,7 @@ def release_objects(settings: Settings, op: catalog.Operator, version: str, fetc
                     ) -> tuple[list[dict[str, t.Any]], list[str], list[str]]:
     """``op``'s release files at ``version`` as this site installs them, with its Namespace; the problems (every
     file read, verified and parsed, each named) and the notes on what was moved."""
-    found, problem = manifests.sources(op, version, settings.manifests_dir, settings.manifests_url)
+    found, problem = manifests.sources(op, version, settings.manifests_dir, settings.manifests_url, settings.named)
     if problem:
         return [], [problem], []
     objects: list[dict[str, t.Any]] = []
@@ -69,7 +70,7 @@ def release_objects(settings: Settings, op: catalog.Operator, version: str, fetc
         except Exception as exc:  # the fetcher's own errors (HTTP, OS) name the file; all are reported together
             problems.append(f"{op.title}: {exc}")
             continue
-        bad = manifests.checksum_problem(source, content, settings.checksums.get(source.key))
+        bad = manifests.checksum_problem(source, content, settings.checksums.get(source.key), settings.named)
         parsed, unparsed = manifests.parse(source, content)
         if bad or unparsed:
             problems += [bad] if bad else unparsed
@@ -126,7 +127,8 @@ def rendered(settings: Settings, fetch: Fetch) -> Rendered:
     for op in chosen:
         version = targets.get(op.key, "")
         if not version:
-            problems.append(f"{op.title}: the release profile pins no version of it; set operators_versions.{op.key}")
+            problems.append(f"{op.title}: the release profile pins no version of it; set "
+                            f"{settings.named('versions')}.{op.key}")
             continue
         placed, bad, moved = release_objects(settings, op, version, fetch)
         objects += placed

@@ -38,7 +38,7 @@ def install(ctx: Context) -> dict[str, t.Any]:
     now = {op.key: r for op in chosen
            if (r := running.from_manifests(ctx.connection, ctx.discovery, op, settings.home(op),
                                            APPLY_SET.format(key=op.key))) is not None}
-    decided = plan(chosen, target_versions(settings.release, settings.versions), now)
+    decided = plan(chosen, target_versions(settings.release, settings.versions), now, settings.named)
     problems = list(decided.problems) + _unserved_needs(ctx, chosen)
     bundles = {s.key: _bundle(ctx, catalog.BY_KEY[s.key], s.target, problems)
                for s in decided.steps if s.action not in ("refused", "external")}

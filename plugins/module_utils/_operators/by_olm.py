@@ -29,13 +29,13 @@ def _checks(ctx: Context, wants: t.Sequence[subscriptions.Wanted]) -> tuple[list
         if not installed:
             installs.append(want.package)
         if ctx.settings.approval == "Manual":
-            csv, problem = subscriptions.allowed_csv(want, installed)
+            csv, problem = subscriptions.allowed_csv(want, installed, ctx.settings.named)
             allowed[want.package] = csv
         else:
             problem = None
             now, target = subscriptions.csv_version(installed or ""), subscriptions.csv_version(want.csv)
             if now and target and now != target:
-                problem = upgrades.step_problem(now, target)
+                problem = upgrades.step_problem(now, target, ctx.settings.named)
                 problem = f"Subscription {want.package} {problem}" if problem else None
         if problem:
             problems.append(problem)
@@ -134,7 +134,7 @@ def _await_apis(ctx: Context, want: subscriptions.Wanted) -> None:
 def remove(ctx: Context) -> dict[str, t.Any]:
     """The Subscriptions this site made, then their CSVs (OLM leaves a CSV running when its Subscription goes)."""
     wants, _problems = subscriptions.wanted(ctx.settings.chosen(), ctx.settings.platform, ctx.settings.csvs,
-                                            ctx.settings.namespace)
+                                            ctx.settings.namespace, ctx.settings.named)
     csvs = [(w.namespace, running.installed_csv(ctx.connection, w.namespace, w.package)) for w in wants]
     outcome = ctx.apply(APPLY_SET, [], wants[0].namespace if wants else ctx.settings.namespace)
     gone = {(p.get("namespace"), p.get("name")) for p in outcome.get("pruned", []) if p.get("kind") == "Subscription"}

@@ -29,8 +29,10 @@ class Source:
     location: str     # a URL or an absolute path
 
 
-def sources(op: Operator, version: str, directory: str, url: str) -> tuple[list[Source], str | None]:
-    """Where each release file of ``op`` at ``version`` is read from; the problem when there is none."""
+def sources(op: Operator, version: str, directory: str, url: str,
+            named: t.Callable[[str], str]) -> tuple[list[Source], str | None]:
+    """Where each release file of ``op`` at ``version`` is read from; the problem when there is none (options named
+    by ``named``, settings.Settings.named)."""
     if directory:
         folder = os.path.join(directory, op.key, version)
         names = list(op.files)
@@ -45,21 +47,22 @@ def sources(op: Operator, version: str, directory: str, url: str) -> tuple[list[
     pattern = url or op.url
     if not pattern or not op.files:
         return [], (f"{op.title}: upstream publishes no release manifests of it; put its files under "
-                    f"operators_manifests_dir/{op.key}/{version}/ or install it through OLM")
+                    f"{named('manifests_dir')}/{op.key}/{version}/ or install it through OLM")
     return [Source(f"{op.key}/{n}", pattern.format(version=version, file=n, operator=op.key)) for n in op.files], None
 
 
-def checksum_problem(source: Source, content: bytes, expected: str | None) -> str | None:
+def checksum_problem(source: Source, content: bytes, expected: str | None,
+                     named: t.Callable[[str], str]) -> str | None:
     """``expected`` is ``sha256:<hex>`` (or bare hex, sha256); None when it matches or none is given."""
     if not expected:
         return None
     algorithm, _sep, digest = expected.rpartition(":")
     algorithm = algorithm or "sha256"
     if algorithm not in hashlib.algorithms_guaranteed:
-        return f"operators_checksums[{source.key!r}]: unknown algorithm {algorithm!r} (use sha256:<hex>)"
+        return f"{named('checksums')}[{source.key!r}]: unknown algorithm {algorithm!r} (use sha256:<hex>)"
     actual = hashlib.new(algorithm, content).hexdigest()
     if actual.lower() != digest.strip().lower():
-        return (f"{source.location}: {algorithm} is {actual}, not {digest.strip()} as operators_checksums"
+        return (f"{source.location}: {algorithm} is {actual}, not {digest.strip()} as {named('checksums')}"
                 f"[{source.key!r}] says; nothing was applied")
     return None
 

@@ -9,11 +9,19 @@ PRIVATE: the interface may change without notice.
 from __future__ import annotations
 
 import dataclasses
+import types
 import typing as t
 
 from . import catalog
 
 Source = t.Literal["olm", "manifests"]
+# The stage's options as its problems name them: the operators role's variables, unless the caller gives its own
+# words (the site's site_* settings), so a problem names what the user wrote.
+OPTIONS = ("source", "state", "platform", "release", "operators", "namespace", "versions", "manifests_dir",
+           "manifests_url", "checksums", "approval", "csvs", "catalog_source", "catalog_namespace", "channel",
+           "placement")
+ROLE_NAMES: t.Mapping[str, str] = types.MappingProxyType(
+    {option: "operators_names" if option == "operators" else f"operators_{option}" for option in OPTIONS})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -40,6 +48,11 @@ class Settings:
     adopt: bool = False
     check_mode: bool = False
     wait_timeout: float = 900.0
+    names: t.Mapping[str, str] = ROLE_NAMES   # option -> the name the user gave it
+
+    def named(self, option: str) -> str:
+        """What the user calls ``option`` (``versions`` -> ``operators_versions``, or the site's setting)."""
+        return self.names.get(option, option)
 
     @staticmethod
     def from_objects(objects: t.Sequence[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
@@ -60,11 +73,13 @@ class Settings:
         return self.namespace if op.colocated else op.namespace
 
     def problems(self) -> list[str]:
-        found = [f"operators[{i}]: {key!r} is not an operator this collection installs (one of "
+        found = [f"{self.named('operators')}[{i}]: {key!r} is not an operator this collection installs (one of "
                  f"{', '.join(op.key for op in catalog.OPERATORS)})"
                  for i, key in enumerate(self.operators) if key not in catalog.BY_KEY]
         if self.source == "manifests" and self.manifests_dir and self.manifests_url:
-            found.append("manifests_dir and manifests_url: give one (the directory is for air-gapped sites)")
+            found.append(f"{self.named('manifests_dir')} and {self.named('manifests_url')}: give one (the directory is "
+                         "for air-gapped sites)")
         if self.release not in catalog.PINS:
-            found.append(f"release: {self.release!r} is not a release profile ({', '.join(catalog.PINS)})")
+            found.append(f"{self.named('release')}: {self.release!r} is not a release profile "
+                         f"({', '.join(catalog.PINS)})")
         return found

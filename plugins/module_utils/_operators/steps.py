@@ -79,14 +79,15 @@ def check_overrides(overrides: t.Mapping[str, t.Any], where: str = "operators_ve
 
 
 def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
-         running: t.Mapping[str, Running]) -> Plan:
-    """One step per operator, in install order; a refused step refuses the whole run (nothing is written)."""
+         running: t.Mapping[str, Running], named: t.Callable[[str], str]) -> Plan:
+    """One step per operator, in install order; a refused step refuses the whole run (nothing is written). Options
+    named by ``named`` (settings.Settings.named)."""
     steps, problems = [], []
     for op in operators:
         target = targets.get(op.key, "")
         parsed = versions.parse(target)
         if parsed is None:
-            problems.append(f"{op.title}: the release profile pins no version of it; set operators_versions.{op.key}")
+            problems.append(f"{op.title}: the release profile pins no version of it; set {named('versions')}.{op.key}")
             continue
         now = running.get(op.key)
         current = versions.parse(now.version) if now and now.version else None
@@ -103,7 +104,7 @@ def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
         elif current == parsed:
             steps.append(Step(op.key, op.title, str(current), str(parsed), "unchanged"))
         else:
-            why = upgrades.step_problem(current, parsed)
+            why = upgrades.step_problem(current, parsed, named)
             steps.append(Step(op.key, op.title, str(current), str(parsed), "refused" if why else "upgrade",
                               f"{why} (read from {now.source})" if why else ""))
     problems += [f"{s.title}: {s.reason}" for s in steps if s.action == "refused"]

@@ -36,7 +36,7 @@ class Wanted:
 
 
 def wanted(operators: t.Sequence[catalog.Operator], platform: str, csvs: t.Mapping[str, str],
-           hco_namespace: str) -> tuple[list[Wanted], list[str]]:
+           hco_namespace: str, named: t.Callable[[str], str]) -> tuple[list[Wanted], list[str]]:
     """The Subscriptions for ``operators``: HCO for the KubeVirt family (it installs the rest itself), one per
     prerequisite operator; problems for operators without an OLM package on ``platform``."""
     found: list[Wanted] = []
@@ -50,7 +50,7 @@ def wanted(operators: t.Sequence[catalog.Operator], platform: str, csvs: t.Mappi
             continue
         if platform not in op.packages:
             problems.append(f"{op.title}: no OLM package of it is known on {platform}; install it with its release "
-                            "manifests (operators_source: manifests) or by hand")
+                            f"manifests ({named('source')}: manifests) or by hand")
             continue
         package, namespace = op.packages[platform]
         found.append(Wanted(op.key, package, namespace, csvs.get(op.key, "")))
@@ -63,17 +63,18 @@ def csv_version(name: str) -> versions.Version | None:
     return versions.parse(tail) if tail else None
 
 
-def allowed_csv(want: Wanted, installed: str | None) -> tuple[str | None, str | None]:
+def allowed_csv(want: Wanted, installed: str | None,
+                named: t.Callable[[str], str]) -> tuple[str | None, str | None]:
     """The one CSV a Manual subscription may approve now, or the problem; (None, None) when nothing is due."""
     if not want.csv:
         return None, (f"Subscription {want.package}: installPlanApproval Manual needs the CSV to approve "
-                      f"(operators_csvs.{want.key}); nothing is approved without one")
+                      f"({named('csvs')}.{want.key}); nothing is approved without one")
     if not installed or installed == want.csv:
         return (want.csv if not installed else None), None
     now, target = csv_version(installed), csv_version(want.csv)
     if now is None or target is None:
         return None, f"Subscription {want.package}: cannot compare {installed} with {want.csv}"
-    why = upgrades.step_problem(now, target)
+    why = upgrades.step_problem(now, target, named)
     if why:
         return None, f"Subscription {want.package} {why}"
     return want.csv, None

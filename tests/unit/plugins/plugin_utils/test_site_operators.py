@@ -3,8 +3,6 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
-import re
-
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
 
 VALUES = {
@@ -42,10 +40,3 @@ def test_none_renders_no_operator_and_problems_name_the_sites_settings(tmp_path)
                               "site_operators_versions.migration"),)
 
 
-def test_option_names_become_the_sites_but_not_inside_a_path():
-    text = ("x: put its files under operators_manifests_dir/m/v1/; manifests_dir and manifests_url: give one; "
-            "/srv/operators_versions/a.yaml; operators_checksums['k/f']")
-    assert site_operators.OPTION.sub(site_operators._site_name, text) == (
-        "x: put its files under site_operators_manifests_dir/m/v1/; site_operators_manifests_dir and "
-        "site_operators_manifests_url: give one; /srv/operators_versions/a.yaml; site_operators_checksums['k/f']")
-    assert not re.search(r"site_site_", site_operators.OPTION.sub(site_operators._site_name, "site_operators_csvs"))

@@ -8,41 +8,42 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators import catalog
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.manifests import Source, checksum_problem, parse, place, sources
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import ROLE_NAMES
 
 KV = catalog.BY_KEY["kubevirt"]
 
 
 def test_sources_from_a_directory_and_from_upstream(tmp_path):
-    found, problem = sources(KV, "v1.9.0", str(tmp_path), "")
+    found, problem = sources(KV, "v1.9.0", str(tmp_path), "", ROLE_NAMES.__getitem__)
     assert problem is None
     assert found == [Source("kubevirt/kubevirt-operator.yaml", str(tmp_path / "kubevirt/v1.9.0/kubevirt-operator.yaml"))]
-    found, _problem = sources(KV, "v1.9.0", "", "")
+    found, _problem = sources(KV, "v1.9.0", "", "", ROLE_NAMES.__getitem__)
     assert found[0].location == "https://github.com/kubevirt/kubevirt/releases/download/v1.9.0/kubevirt-operator.yaml"
-    found, _problem = sources(KV, "v1.9.0", "", "https://mirror/{operator}/{version}/{file}")
+    found, _problem = sources(KV, "v1.9.0", "", "https://mirror/{operator}/{version}/{file}", ROLE_NAMES.__getitem__)
     assert found[0].location == "https://mirror/kubevirt/v1.9.0/kubevirt-operator.yaml"
 
 
 def test_an_operator_without_upstream_files_needs_a_directory(tmp_path):
-    _found, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", "", "")
+    _found, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", "", "", ROLE_NAMES.__getitem__)
     assert "operators_manifests_dir/migration/v0.1.0/" in (problem or "")
     folder = tmp_path / "migration" / "v0.1.0"
     folder.mkdir(parents=True)
     (folder / "b.yaml").write_text("{}")
     (folder / "a.yml").write_text("{}")
     (folder / "notes.txt").write_text("")
-    found, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", str(tmp_path), "")
+    found, problem = sources(catalog.BY_KEY["migration"], "v0.1.0", str(tmp_path), "", ROLE_NAMES.__getitem__)
     assert [s.key for s in found] == ["migration/a.yml", "migration/b.yaml"] and problem is None
 
 
 def test_checksums():
     source = Source("kubevirt/kubevirt-operator.yaml", "/x/kubevirt-operator.yaml")
     digest = hashlib.sha256(b"data").hexdigest()
-    assert checksum_problem(source, b"data", f"sha256:{digest}") is None
-    assert checksum_problem(source, b"data", digest.upper()) is None
-    assert checksum_problem(source, b"data", None) is None
-    wrong = checksum_problem(source, b"other", f"sha256:{digest}")
+    assert checksum_problem(source, b"data", f"sha256:{digest}", ROLE_NAMES.__getitem__) is None
+    assert checksum_problem(source, b"data", digest.upper(), ROLE_NAMES.__getitem__) is None
+    assert checksum_problem(source, b"data", None, ROLE_NAMES.__getitem__) is None
+    wrong = checksum_problem(source, b"other", f"sha256:{digest}", ROLE_NAMES.__getitem__)
     assert wrong is not None and "/x/kubevirt-operator.yaml" in wrong and digest in wrong
-    assert "unknown algorithm" in (checksum_problem(source, b"data", "crc:1") or "")
+    assert "unknown algorithm" in (checksum_problem(source, b"data", "crc:1", ROLE_NAMES.__getitem__) or "")
 
 
 def test_parse_names_the_file_and_line():

@@ -10,9 +10,15 @@ def test_problems_name_the_option():
     settings = Settings(source="manifests", platform="kubernetes", release="1.99", operators=("kubevirt", "kubvirt"),
                         namespace="kv", manifests_dir="/d", manifests_url="https://m/{file}")
     problems = settings.problems()
-    assert problems[0].startswith("operators[1]: 'kubvirt' is not an operator")
-    assert problems[1].startswith("manifests_dir and manifests_url")
-    assert problems[2].startswith("release: '1.99'")
+    assert problems[0].startswith("operators_names[1]: 'kubvirt' is not an operator")
+    assert problems[1].startswith("operators_manifests_dir and operators_manifests_url")
+    assert problems[2].startswith("operators_release: '1.99'")
+    # In the caller's words when it gives them (the site's settings).
+    named = Settings(source="manifests", platform="kubernetes", release="1.99", operators=("kubevirt",),
+                     namespace="kv", manifests_dir="/d", manifests_url="https://m/{file}",
+                     names={"release": "site_release", "manifests_dir": "site_operators_manifests_dir"})
+    assert [p.split(":")[0] for p in named.problems()] == [
+        "site_operators_manifests_dir and manifests_url", "site_release"]
 
 
 def test_chosen_in_catalog_order_and_home():

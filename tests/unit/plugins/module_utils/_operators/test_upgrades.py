@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.versions import Version, parse
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.settings import ROLE_NAMES
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.upgrades import step_problem
 
 
@@ -19,16 +20,16 @@ def test_parse(text, expected):
 
 
 def test_one_minor_and_patches_are_steps():
-    assert step_problem(Version(1, 8, 3), Version(1, 9, 0)) is None
-    assert step_problem(Version(1, 9, 0), Version(1, 9, 4)) is None
+    assert step_problem(Version(1, 8, 3), Version(1, 9, 0), ROLE_NAMES.__getitem__) is None
+    assert step_problem(Version(1, 9, 0), Version(1, 9, 4), ROLE_NAMES.__getitem__) is None
 
 
 def test_two_minors_names_the_path():
-    problem = step_problem(Version(1, 7, 2), Version(1, 9, 0))
+    problem = step_problem(Version(1, 7, 2), Version(1, 9, 0), ROLE_NAMES.__getitem__)
     assert problem is not None
     assert "v1.7 → v1.8 → v1.9" in problem and "skips 1 minor" in problem
 
 
 def test_downgrade_and_major_are_refused():
-    assert "downgrades" in (step_problem(Version(1, 9, 0), Version(1, 8, 0)) or "")
-    assert "major" in (step_problem(Version(1, 9, 0), Version(2, 0, 0)) or "")
+    assert "downgrades" in (step_problem(Version(1, 9, 0), Version(1, 8, 0), ROLE_NAMES.__getitem__) or "")
+    assert "major" in (step_problem(Version(1, 9, 0), Version(2, 0, 0), ROLE_NAMES.__getitem__) or "")
