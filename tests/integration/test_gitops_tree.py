@@ -196,8 +196,8 @@ def site_written(plane) -> set[tuple[str, str, str]]:
 
 
 def sync_wave_by_wave(plane, out: pathlib.Path) -> None:
-    """As Argo CD syncs the tree: each wave applied, then healthy (Deployments rolled out, NMState Available)
-    before the next."""
+    """As Argo CD syncs the tree: each wave applied, then healthy (Deployments and DaemonSets rolled out, NMState
+    Available) before the next."""
     by_wave: dict[int, list[pathlib.Path]] = {}
     for path in sorted(out.glob("*.yaml")):
         if path.name != "kustomization.yaml":
@@ -209,8 +209,9 @@ def sync_wave_by_wave(plane, out: pathlib.Path) -> None:
         for path in by_wave[wave]:
             obj = yaml.safe_load(path.read_text())
             name, namespace = obj["metadata"]["name"], obj["metadata"].get("namespace")
-            if obj["kind"] == "Deployment":
-                plane.kubectl_run("rollout", "status", f"deployment/{name}", "-n", namespace, "--timeout=120s")
+            if obj["kind"] in ("Deployment", "DaemonSet"):
+                plane.kubectl_run("rollout", "status", f"{obj['kind'].lower()}/{name}", "-n", namespace,
+                                  "--timeout=120s")
             elif obj["kind"] == "NMState":
                 plane.kubectl_run("wait", "--for=condition=Available", f"nmstate/{name}", "--timeout=120s")
 
