@@ -97,7 +97,8 @@ options:
       - Every file is read and parsed before anything else; a missing file, a directory without manifests or a
         parse error is reported with its file (and line), next to every other problem, and nothing is written.
       - YAML is read as kubectl reads it (go-yaml v2's scalars, tags and merge keys). A document may nest up to
-        9,000 levels (kubectl reads up to 10,000); a deeper one is refused with its file.
+        9,000 levels (kubectl reads up to 10,000; under Python 3.12, whose json module stops near 1,500, up to
+        1,000); a deeper one is refused with its file.
       - For large sets this is also much faster than O(objects) from a lookup, which Ansible templates and copies
         object by object; see the ownership guide's figures.
       - Errors name an object from a file as C(src[N] <file>, document <M>).

@@ -5,10 +5,11 @@
 
 kubectl reads YAML nested up to 10,000 levels (sigs.k8s.io/yaml's goyaml.v2, scannerc.go: max_flow_level and
 max_indents) and the API server's JSON up to 10,000 (Go's encoding/json, maxNestingDepth). Here every stage of an
-apply walks a document recursively (reading, diffing, fingerprinting, the JSON the request carries), and Python's
-JSON encoder recurses in C, where CPython 3.13 stops just short of 10,000 levels whatever the recursion limit is. So a
-document is carried up to MAX_DEPTH levels, with the recursion limit raised for the call (deep_documents); a deeper
-one is refused before it is parsed (the parser recurses in C too), naming its file.
+apply walks a document recursively (reading, diffing, fingerprinting, the JSON the request carries and the answer),
+and Python's json module recurses in C, under a cap of C frames that no recursion limit raises: CPython 3.13 stops
+just short of 10,000 levels, 3.12 near 1,500 (Include/cpython/pystate.h, C_RECURSION_LIMIT); 3.11 has no such cap.
+So a document is carried up to MAX_DEPTH levels, with the recursion limit raised for the call (deep_documents); a
+deeper one is refused before it is parsed (the parser recurses in C too), naming its file.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import sys
 import threading
 import typing as t
 
-MAX_DEPTH = 9000
+MAX_DEPTH = 1000 if sys.version_info[:2] == (3, 12) else 9000
 # How deep a value a task's result shows: Ansible's own handling of the result (pickling it from the worker, the
 # callbacks' JSON) runs under the default recursion limit, so a deeper value is summarized.
 SHOWN_DEPTH = 100

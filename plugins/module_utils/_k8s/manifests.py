@@ -35,8 +35,8 @@ KUSTOMIZATION = ("is a kustomization, which k8s_apply does not build: pass the b
 VAULT_HEADER = "$ANSIBLE_VAULT;"
 VAULTED = ("is encrypted with Ansible Vault, which k8s_apply does not decrypt: pass it as objects through the file "
            "lookup, which does (objects: \"{{ lookup('ansible.builtin.file', path) | from_yaml_all }}\")")
-TOO_DEEP = (f"is nested more than {MAX_DEPTH:,} levels deep, more than an apply here carries (kubectl reads up to "
-            "10,000): flatten it")
+TOO_DEEP = (f"is nested more than {MAX_DEPTH:,} levels deep, more than an apply carries under this Python (kubectl "
+            "reads up to 10,000): flatten it")
 RELATIVE = ("is a relative path that was not found: on a local connection k8s_apply looks it up in the role's files/, "
             "then the playbook's files/ and directory; on a remote host give an absolute path")
 
