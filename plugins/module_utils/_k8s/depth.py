@@ -14,10 +14,10 @@ deeper one is refused before it is parsed (the parser recurses in C too), naming
 
 from __future__ import annotations
 
-import contextlib
 import sys
-import threading
 import typing as t
+
+from .process_setting import ProcessSetting
 
 MAX_DEPTH = 1000 if sys.version_info[:2] == (3, 12) else 9000
 # How deep a value a task's result shows: Ansible's own handling of the result (pickling it from the worker, the
@@ -28,28 +28,15 @@ SHOWN_DEPTH = 100
 _FRAMES_PER_LEVEL = 6
 _AROUND = 2000
 
-_lock = threading.Lock()
-_active = 0
-_saved = 0
+def _raise() -> int:
+    before = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(before, MAX_DEPTH * _FRAMES_PER_LEVEL + _AROUND))
+    return before
 
 
-@contextlib.contextmanager
-def deep_documents() -> t.Iterator[None]:
-    """The recursion limit raised, while the block runs, to what MAX_DEPTH levels need; calls overlapping in one
-    process (threads) share it, and the last restores the limit the first found."""
-    global _active, _saved  # pylint: disable=global-statement  # one raised limit per process, shared by its calls
-    with _lock:
-        if _active == 0:
-            _saved = sys.getrecursionlimit()
-            sys.setrecursionlimit(max(_saved, MAX_DEPTH * _FRAMES_PER_LEVEL + _AROUND))
-        _active += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _active -= 1
-            if _active == 0:
-                sys.setrecursionlimit(_saved)
+# The recursion limit raised, while a block runs, to what MAX_DEPTH levels need (process_setting.py: shared by
+# overlapping calls).
+deep_documents = ProcessSetting(_raise, sys.setrecursionlimit).held
 
 
 def flow_depth(text: str) -> int:

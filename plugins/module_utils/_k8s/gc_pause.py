@@ -10,34 +10,25 @@ that walking is a large share of the call's CPU. Memory is unchanged: objects wi
 reference counts, collector or not, and a collection after a paused run finds no garbage. Reference counting frees
 the data as before; only the search for cycles waits until the call ends.
 
-Calls that overlap in one process (threads) share one pause: the first disables the collector, the last restores
-it as the first found it.
+Calls that overlap in one process (threads) share one pause (process_setting.py).
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
-import threading
-import typing as t
 
-_lock = threading.Lock()
-_active = 0
-_was_enabled = False
+from .process_setting import ProcessSetting
 
 
-@contextlib.contextmanager
-def collection_paused() -> t.Iterator[None]:
-    global _active, _was_enabled  # pylint: disable=global-statement  # one pause per process, shared by its calls
-    with _lock:
-        if _active == 0:
-            _was_enabled = gc.isenabled()
-            gc.disable()
-        _active += 1
-    try:
-        yield
-    finally:
-        with _lock:
-            _active -= 1
-            if _active == 0 and _was_enabled:
-                gc.enable()
+def _pause() -> bool:
+    enabled = gc.isenabled()
+    gc.disable()
+    return enabled
+
+
+def _resume(was_enabled: bool) -> None:
+    if was_enabled:
+        gc.enable()
+
+
+collection_paused = ProcessSetting(_pause, _resume).held
