@@ -137,6 +137,9 @@ def test_the_execution_environment_builds_and_runs_the_site_in_render_and_apply_
     versions = _checked(_run_in_ee("ansible-galaxy", "collection", "list")).stdout
     for name in ("virtinfra.hyperconverged", "community.general", "ansible.posix"):
         assert name in versions, versions
+    # A socks5:// proxy, as users configure one, needs PySocks where the modules run (requirements.txt).
+    socks = _checked(_run_in_ee("/opt/ee/bin/python3", "-c", "import socks, urllib3.contrib.socks; print(socks.__version__)"))
+    assert socks.stdout.strip(), socks.stderr
 
     # Render mode, as a job without a cluster credential: the manifests equal the project's own render.
     out = tmp_path / "rendered-in-ee"
