@@ -16,10 +16,10 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operator
 
 DEFAULT_NAMESPACE = "kubevirt-hyperconverged"
 # The operators stage's options as the site's user wrote them (the others keep the stage's own names).
+_OWN = ("source", "versions", "manifests_dir", "manifests_url", "checksums", "approval", "csvs", "catalog_source",
+        "catalog_namespace", "channel")
 SITE_NAMES: t.Mapping[str, str] = types.MappingProxyType({
-    **{option: f"site_operators_{option}" for option in ("source", "versions", "manifests_dir", "manifests_url",
-                                                          "checksums", "approval", "csvs", "catalog_source",
-                                                          "catalog_namespace", "channel")},
+    **{option: f"site_operators_{option}" for option in _OWN},
     "release": "site_release", "platform": "site_platform", "namespace": "site_hco_namespace",
     "placement": "site_infra_node_selector"})
 

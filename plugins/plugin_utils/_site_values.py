@@ -77,7 +77,7 @@ def _vlans(value: t.Any) -> list[dict[str, int]]:
         items = value
     else:
         raise Refused(f"must be a list of VLAN IDs or {{min, max}} ranges, or text such as '100-200, 300'; "
-                         f"got {type_name(value)}")
+                      f"got {type_name(value)}")
     ranges = []
     for item in items:
         if isinstance(item, dict) and set(item) == {"min", "max"}:
@@ -109,7 +109,7 @@ def _coerce(setting: Setting, value: t.Any) -> t.Any:
             text = text.lower()  # OpenShift, Apply: what a person types
         if setting.choices and text not in setting.choices:
             raise Refused(f"must be one of {', '.join(repr(c) for c in setting.choices if c) or repr('')}"
-                             f"{' or empty' if '' in setting.choices else ''}, got {text!r}")
+                          f"{' or empty' if '' in setting.choices else ''}, got {text!r}")
         return text
     if setting.kind == "int":
         if isinstance(value, str) and re.match(r"^\s*[-+]?\d+\s*\Z", value):

@@ -63,8 +63,8 @@ def bootstrap_repository(repo: pathlib.Path) -> list[pathlib.Path]:
     return written
 
 
-def test_the_guides_flux_layout_syncs_stage_by_stage_with_fluxs_own_build_apply_and_wait(flux_sync, tmp_path,
-                                                                                          empty_cluster):
+def test_the_guides_flux_layout_syncs_stage_by_stage_with_fluxs_own_build_apply_and_wait(
+        flux_sync, tmp_path, empty_cluster):
     plane = empty_cluster
     repo = tmp_path / "repo"
     kustomizations = bootstrap_repository(repo)

@@ -140,8 +140,8 @@ def test_every_scalar_form_is_stored_as_kubectl_stores_it(tmp_path, control_plan
     (3, "!!int 1.5", "cannot decode"), (4, "!!bool 1", "cannot decode"), (5, "!!int true", "cannot decode"),
     (6, "!!float yes", "cannot decode"),
 ])
-def test_a_value_kubectl_refuses_is_refused_by_both_with_its_file_and_line(tmp_path, control_plane, scalar_kind,
-                                                                          index, value, said):
+def test_a_value_kubectl_refuses_is_refused_by_both_with_its_file_and_line(
+        tmp_path, control_plane, scalar_kind, index, value, said):
     name = f"refused-{index}"
     path = tmp_path / "manifests" / "bad.yaml"
     path.parent.mkdir()
@@ -166,8 +166,8 @@ def test_a_document_nested_thousands_deep_is_applied_as_kubectl_applies_it(tmp_p
     control_plane.kubectl_run("apply", "--server-side", "-f", str(theirs))
     run = run_playbook(playbook(tmp_path / "play.yml", control_plane, [str(ours)], "deep"))
     assert run.returncode == 0, run.stdout[-3000:]
-    assert stored(control_plane, "scalar", "deep-by-us")["spec"] == stored(control_plane, "scalar",
-                                                                            "deep-by-kubectl")["spec"]
+    by_us, by_kubectl = (stored(control_plane, "scalar", name) for name in ("deep-by-us", "deep-by-kubectl"))
+    assert by_us["spec"] == by_kubectl["spec"]
     # Deeper than an apply here carries: refused before anything is sent, the file named.
     too_deep = tmp_path / "deeper" / "deeper.yaml"
     too_deep.parent.mkdir()

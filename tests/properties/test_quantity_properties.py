@@ -37,6 +37,7 @@ def value_of(text: str) -> Decimal:
     scale = Decimal(10) ** int(exponent.group(1)) if exponent else MULTIPLIER[suffix]
     return (-1 if sign == "-" else 1) * number * scale
 
+
 DIGITS = st.text("0123456789", min_size=1, max_size=8)
 SUFFIX = st.sampled_from(["", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
                           "e3", "E-3", "e+6", "e0", "E2"])

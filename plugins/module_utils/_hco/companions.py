@@ -35,12 +35,12 @@ _ONLY_FOR = {("ConfigMap", "nginx-conf"): console.PLUGIN}
 def standalone(operands: t.Sequence[t.Mapping[str, t.Any]]) -> tuple[list[t.Any], list[str]]:
     """(the operands standalone mode writes, a warning for each Deployment it leaves out and why)."""
     kept, left_out = [], []
+    deployments = {o["metadata"]["name"] for o in operands if o["kind"] == "Deployment"}
     for operand in operands:
         name = operand["metadata"]["name"]
         if operand["kind"] == "Deployment" and name in WITH_COMPANIONS:
             left_out.append(name)
-        elif _ONLY_FOR.get((operand["kind"], name)) not in {o["metadata"]["name"] for o in operands
-                                                              if o["kind"] == "Deployment"}:
+        elif _ONLY_FOR.get((operand["kind"], name)) not in deployments:
             kept.append(operand)
     warnings = [f"standalone mode: Deployment {name} is not written: HCO deploys it with {WITH_COMPANIONS[name]}, "
                 "which the site does not write, so its pods could never run; site_mode hco (HCO installed) deploys it"

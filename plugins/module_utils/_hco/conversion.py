@@ -68,7 +68,7 @@ def convert(spec: t.Mapping[str, t.Any], annotations: t.Mapping[str, str], profi
             settings.observability = gotypes.decode(stored.get("observability"), gotypes.field(v1_spec, "observability"),
                                                     "observability")
         except gotypes.GoDecodeError as exc:
-            raise BuildError(f"metadata.annotations[{V1_ONLY_FIELDS}]", f"failed to convert to v1: {exc}") from exc
+            raise BuildError(f"metadata.annotations[{V1_ONLY_FIELDS}]", f"failed to convert to v1: {exc}") from None
         settings.gates = gates or []
 
     gates = spec.get("featureGates") or {}

@@ -87,5 +87,5 @@ def apply(obj: dict[str, t.Any], raw: str | None, annotation: str) -> dict[str, 
     try:
         spec = gotypes.decode_over(obj.get("spec") or {}, patched["spec"], gotypes.root(obj["kind"]), "spec")
     except gotypes.GoDecodeError as exc:
-        raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from exc
+        raise BuildError(_path(annotation), f"invalid jsonPatch in the {annotation} annotation: {exc}") from None
     return {**obj, "spec": spec}

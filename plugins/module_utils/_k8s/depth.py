@@ -28,6 +28,7 @@ SHOWN_DEPTH = 100
 _FRAMES_PER_LEVEL = 6
 _AROUND = 2000
 
+
 def _raise() -> int:
     before = sys.getrecursionlimit()
     sys.setrecursionlimit(max(before, MAX_DEPTH * _FRAMES_PER_LEVEL + _AROUND))

@@ -226,8 +226,8 @@ def _json_documents(text: str) -> list[t.Any]:
             raise _NotJSONAtAll(f"is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
     except _NonFinite as exc:
         line, column = _position(text, str(exc))
-        raise ManifestError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too (line "
-                         f"{line}, column {column})") from None
+        raise ManifestError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too "
+                            f"(line {line}, column {column})") from None
     # The rest as YAML, its lines numbered as in the file.
     return documents + _yaml_documents("\n" * text.count("\n", 0, position) + text[position:])
 

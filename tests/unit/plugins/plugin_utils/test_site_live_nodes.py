@@ -38,4 +38,3 @@ def test_apply_mode_refuses_a_mistyped_tls_variable_naming_it_before_connecting(
     assert found.nodes is None and found.requests is None
     (problem,) = found.problems
     assert problem.startswith("K8S_AUTH_VERIFY_SSL: argument 'validate_certs'") and "not a valid boolean" in problem
-

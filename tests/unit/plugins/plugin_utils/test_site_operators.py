@@ -38,5 +38,3 @@ def test_none_renders_no_operator_and_problems_name_the_sites_settings(tmp_path)
                                       "metadata": {"name": "m"}}], never)
     assert found.problems == (("kubevirt-migration-operator: the release profile pins no version of it; set "
                               "site_operators_versions.migration"),)
-
-
