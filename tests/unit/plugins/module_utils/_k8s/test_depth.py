@@ -33,14 +33,14 @@ def test_flow_depth_counts_collections_outside_quotes_and_comments(text, depth):
 
 def test_depth_of_walks_without_recursion():
     value: list = []
-    for _ in range(50_000):
+    for _level in range(50_000):
         value = [value]
     assert depth_of(value) == 50_001 and depth_of({"a": [1, {"b": {}}]}) == 4 and depth_of("x") == 0
 
 
 def test_a_result_shows_a_deep_value_as_a_note_of_its_depth():
     value: list = [1]
-    for _ in range(150):
+    for _level in range(150):
         value = [value]
     clipped = shown({"changes": value}, levels=3)
     assert clipped == {"changes": [["(nested 149 more levels: not shown)"]]}
