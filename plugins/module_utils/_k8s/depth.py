@@ -14,12 +14,16 @@ deeper one is refused before it is parsed (the parser recurses in C too), naming
 
 from __future__ import annotations
 
+import re
 import sys
 import typing as t
 
 from .process_setting import ProcessSetting
 
 MAX_DEPTH = 1000 if sys.version_info[:2] == (3, 12) else 9000
+# libyaml from 0.2.5 (PyYAML 6.0.4's) stops at 1,000 levels ("exceeded maximum nesting depth"); PyYAML's own Python
+# parser has no such cap, so a document that may be deeper is read with it.
+LIBYAML_DEPTH = 1000
 # How deep a value a task's result shows: Ansible's own handling of the result (pickling it from the worker, the
 # callbacks' JSON) runs under the default recursion limit, so a deeper value is summarized.
 SHOWN_DEPTH = 100
@@ -43,19 +47,22 @@ deep_documents = ProcessSetting(_raise, sys.setrecursionlimit).held
 def flow_depth(text: str) -> int:
     """The deepest nesting of flow collections (``[`` and ``{``, YAML's and JSON's) outside quoted text and comments:
     measured before parsing, so a document too deep for the parser is refused before the parser recurses into it. A
-    bracket in a plain or block scalar counts too: the measure is never below the document's own depth."""
+    bracket in a plain or block scalar counts too: the measure is never below the document's own depth. Only the
+    characters that matter are visited."""
     deepest = depth = 0
     quote = ""
-    escaped = comment = False
-    previous = "\n"
-    for char in text:
+    comment = False
+    skip = -1   # the position an escape hides
+    for match in _SPECIAL.finditer(text):
+        position, char = match.start(), match.group()
+        previous = text[position - 1] if position else "\n"
+        if position == skip:
+            continue
         if comment:
             comment = char != "\n"
         elif quote:
-            if escaped:
-                escaped = False
-            elif char == "\\" and quote == '"':
-                escaped = True
+            if char == "\\" and quote == '"':
+                skip = position + 1
             elif char == quote:
                 quote = ""
         elif char in "\"'" and (previous in " \t\n[{,:" or (depth == 0 and previous == "-")):
@@ -67,8 +74,10 @@ def flow_depth(text: str) -> int:
             deepest = max(deepest, depth)
         elif char in "]}":
             depth = max(0, depth - 1)
-        previous = char
     return deepest
+
+
+_SPECIAL = re.compile(r"[\[\]{}\"'#\\\n]")
 
 
 def depth_of(value: t.Any) -> int:

@@ -17,13 +17,13 @@ import re
 import typing as t
 
 from .._common.errors import Refused
-from .depth import MAX_DEPTH, deep_documents, depth_of, flow_depth
+from .depth import LIBYAML_DEPTH, MAX_DEPTH, deep_documents, depth_of, flow_depth
 from .yaml_go import NoJSON, NotJSON, json_value
 
 try:
     import yaml
 
-    from .yaml_go import BARE_TAG, GoBareTagLoader, GoLoader
+    from .yaml_go import BARE_TAG, GoLoader, GoPythonLoader
 except ImportError:  # the module reports the kubernetes library (which needs PyYAML) as missing
     yaml = None  # type: ignore[assignment]
 
@@ -160,33 +160,36 @@ def _documents(path: str, text: str) -> list[t.Any]:
     too (kubectl refuses a list; here it is a list of objects, and JSON reads it faster and as YAML would)."""
     text = text[1:] if text.startswith("\ufeff") else text
     brackets = text.count("[") + text.count("{")
-    if brackets > MAX_DEPTH and flow_depth(text) > MAX_DEPTH:   # measured only where it could be
+    flow = flow_depth(text) if brackets > LIBYAML_DEPTH else brackets   # measured only where it could be deep
+    if flow > MAX_DEPTH:
         raise ManifestError(TOO_DEEP)
+    # Block nesting takes a column a level: only a long line, or deep flow collections, can make a deep document.
+    longest = max(map(len, text.splitlines()), default=0)
     with deep_documents():
-        documents = _parsed(path, text)
-    # Block nesting takes a column a level: only a long line, or many brackets, can make a deep document.
-    if brackets + max(map(len, text.splitlines()), default=0) > MAX_DEPTH and \
-            any(depth_of(document) > MAX_DEPTH for document in documents):
+        documents = _parsed(path, text, deep=flow > LIBYAML_DEPTH or longest > LIBYAML_DEPTH)
+    if flow + longest > MAX_DEPTH and any(depth_of(document) > MAX_DEPTH for document in documents):
         raise ManifestError(TOO_DEEP)
     return documents
 
 
-def _parsed(path: str, text: str) -> list[t.Any]:
+def _parsed(path: str, text: str, deep: bool) -> list[t.Any]:
     if text.lstrip()[:1] in ("{", "["):
         try:
-            return _json_documents(text)
+            return _json_documents(text, deep)
         except _NotJSONAtAll as exc:
             if path.endswith(".json"):
                 raise ManifestError(str(exc)) from None
-    return _yaml_documents(text)
+    return _yaml_documents(text, deep)
 
 
-def _yaml_documents(text: str) -> list[t.Any]:
+def _yaml_documents(text: str, deep: bool = False) -> list[t.Any]:
+    """``deep``: the text may nest past libyaml's cap (depth.LIBYAML_DEPTH), so PyYAML's Python parser reads it."""
     if yaml is None:
         raise ManifestError("cannot be parsed: PyYAML is not installed")
     # libyaml's parser where PyYAML has it (faster); aliases are measured before they are expanded.
-    # Rare: a bare "!" tag needs PyYAML's Python parser, the one that sees it.
-    loaders = (_BoundedBareTagLoader, GoBareTagLoader) if BARE_TAG.search(text) else (_BoundedLoader, GoLoader)
+    # Rare: a bare "!" tag, or a deep document, needs PyYAML's Python parser (it sees the tag, and has no cap).
+    python_parser = deep or BARE_TAG.search(text)
+    loaders = (_BoundedPythonLoader, GoPythonLoader) if python_parser else (_BoundedLoader, GoLoader)
     loader = loaders[0] if "&" in text and "*" in text else loaders[1]
     try:
         return [d for d in yaml.load_all(text, Loader=loader) if d is not None]
@@ -207,7 +210,7 @@ class _NotJSONAtAll(ManifestError):
     """The first document is not JSON: the stream is read as YAML, as kubectl falls back to it."""
 
 
-def _json_documents(text: str) -> list[t.Any]:
+def _json_documents(text: str, deep: bool = False) -> list[t.Any]:
     """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
     integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value). Past the first, what is
     not JSON is read as YAML to the end, as kubectl reads a stream of JSON objects between ``---`` lines."""
@@ -229,7 +232,7 @@ def _json_documents(text: str) -> list[t.Any]:
         raise ManifestError(f"is not valid JSON: {exc} is not a number JSON can carry, and kubectl refuses it too "
                             f"(line {line}, column {column})") from None
     # The rest as YAML, its lines numbered as in the file.
-    return documents + _yaml_documents("\n" * text.count("\n", 0, position) + text[position:])
+    return documents + _yaml_documents("\n" * text.count("\n", 0, position) + text[position:], deep)
 
 
 def _valid_unicode(value: t.Any) -> t.Any:
@@ -333,7 +336,7 @@ if yaml is not None:
     class _BoundedLoader(_Bounded, GoLoader):
         pass
 
-    class _BoundedBareTagLoader(_Bounded, GoBareTagLoader):
+    class _BoundedPythonLoader(_Bounded, GoPythonLoader):
         pass
 
 

@@ -269,7 +269,7 @@ if yaml is not None:
     class GoLoader(_GoConstruction, getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
         """The safe loader (libyaml's parser where PyYAML has it) with go-yaml's resolution."""
 
-    class GoBareTagLoader(_GoConstruction, yaml.SafeLoader):
+    class GoPythonLoader(_GoConstruction, yaml.SafeLoader):
         """For a text with a bare "!" tag (BARE_TAG): PyYAML's own composer, where the tag is seen."""
 
         def compose_scalar_node(self, anchor: t.Any) -> t.Any:
@@ -284,7 +284,7 @@ if yaml is not None:
     _STR = "tag:yaml.org,2002:str"
     _MAP, _SEQ, _MERGE = "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq", "tag:yaml.org,2002:merge"
     _SCALAR_TAGS = _RESOLVED_TAGS | {PLAIN, _STR}
-    for _loader in (GoLoader, GoBareTagLoader):
+    for _loader in (GoLoader, GoPythonLoader):
         for _tag in (PLAIN, *_RESOLVED_TAGS):
             _loader.add_constructor(_tag, _loader.construct_go_scalar)
         _loader.add_constructor("tag:yaml.org,2002:binary", _loader.construct_binary)

@@ -48,7 +48,8 @@ class Settings:
     adopt: bool = False
     check_mode: bool = False
     wait_timeout: float = 900.0
-    names: t.Mapping[str, str] = ROLE_NAMES   # option -> the name the user gave it
+    # option -> the name the user gave it (a factory: Python 3.11 refuses an unhashable default such as a mapping)
+    names: t.Mapping[str, str] = dataclasses.field(default_factory=lambda: ROLE_NAMES)
 
     def named(self, option: str) -> str:
         """What the user calls ``option`` (``versions`` -> ``operators_versions``, or the site's setting)."""

@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.depth import (
+    LIBYAML_DEPTH,
     MAX_DEPTH,
     deep_documents,
     depth_of,
@@ -64,3 +65,12 @@ def test_a_document_deeper_than_an_apply_carries_is_refused_before_it_is_parsed_
     with pytest.raises(ManifestError, match="levels deep"):
         objects_of("deep.yaml", text)
     assert objects_of("ok.yaml", "a: " + "[" * 500 + "1" + "]" * 500 + "\n")
+
+
+def test_a_document_deeper_than_libyamls_cap_is_read_by_pyyamls_own_parser():
+    # libyaml from 0.2.5 (PyYAML 6.0.4's) stops at 1,000 levels; the deep text goes to PyYAML's Python parser.
+    levels = min(MAX_DEPTH - 5, 2 * LIBYAML_DEPTH)
+    (document,) = objects_of("deep.yaml", "a: " + "[" * levels + "1" + "]" * levels + "\n")
+    assert depth_of(document) == levels + 1
+    (block,) = objects_of("deep.yaml", "a:\n" + "- " * levels + "1\n")
+    assert depth_of(block) == levels + 1
