@@ -60,7 +60,8 @@ class ActionModule(ControllerAction):
         if args["operators"]:   # named by the caller rather than by the kinds the objects need
             given["operators"] = tuple(args["operators"])
         keys = given["operators"]
-        problems = check_overrides(args["versions"], "versions")
+        names = {**ROLE_NAMES, **{str(k): str(v) for k, v in plain(args["option_names"]).items()}}
+        problems = check_overrides(args["versions"], names["versions"])
         if problems:
             return {"failed": True, "msg": "nothing was written: " + "; ".join(problems), "problems": problems}
         settings = Settings(
@@ -71,7 +72,7 @@ class ActionModule(ControllerAction):
             catalog_source=args["catalog_source"], catalog_namespace=args["catalog_namespace"],
             channel=args["channel"], placement=plain(args["placement"]), adopt=args["adopt"],
             check_mode=bool(self._task.check_mode), wait_timeout=float(args["wait_timeout"]),
-            names={**ROLE_NAMES, **{str(k): str(v) for k, v in plain(args["option_names"]).items()}}, **given)
+            names=names, **given)
         if not keys:
             return {"changed": False, "plan": [], "applied": [], "waited": [], "notes": [
                 "no operator to install: the objects given are served by none this collection installs"]}

@@ -182,7 +182,7 @@ def _parsed(path: str, text: str, deep: bool) -> list[t.Any]:
     return _yaml_documents(text, deep)
 
 
-def _yaml_documents(text: str, deep: bool = False) -> list[t.Any]:
+def _yaml_documents(text: str, deep: bool) -> list[t.Any]:
     """``deep``: the text may nest past libyaml's cap (depth.LIBYAML_DEPTH), so PyYAML's Python parser reads it."""
     if yaml is None:
         raise ManifestError("cannot be parsed: PyYAML is not installed")
@@ -210,7 +210,7 @@ class _NotJSONAtAll(ManifestError):
     """The first document is not JSON: the stream is read as YAML, as kubectl falls back to it."""
 
 
-def _json_documents(text: str, deep: bool = False) -> list[t.Any]:
+def _json_documents(text: str, deep: bool) -> list[t.Any]:
     """JSON values one after another, by Go's encoding/json rules: no NaN or Infinity, no number past float64; an
     integral number reaches the server as Go writes it back (1.0 as 1, yaml_go.json_value). Past the first, what is
     not JSON is read as YAML to the end, as kubectl reads a stream of JSON objects between ``---`` lines."""

@@ -16,7 +16,7 @@ from .._prereqs import olm as prereqs_olm
 from .._prereqs.common import PrerequisiteError
 from . import catalog, manifests, subscriptions
 from .settings import Settings
-from .steps import target_versions
+from .steps import target_versions, unpinned
 
 Fetch = t.Callable[[str], bytes]
 
@@ -127,8 +127,7 @@ def rendered(settings: Settings, fetch: Fetch) -> Rendered:
     for op in chosen:
         version = targets.get(op.key, "")
         if not version:
-            problems.append(f"{op.title}: the release profile pins no version of it; set "
-                            f"{settings.named('versions')}.{op.key}")
+            problems.append(unpinned(op, settings.named))
             continue
         placed, bad, moved = release_objects(settings, op, version, fetch)
         objects += placed

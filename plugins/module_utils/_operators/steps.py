@@ -78,6 +78,11 @@ def check_overrides(overrides: t.Mapping[str, t.Any], where: str = "operators_ve
     return problems
 
 
+def unpinned(op: catalog.Operator, named: t.Callable[[str], str]) -> str:
+    """The problem of an operator the release profile pins no version of (the pin the user can set)."""
+    return f"{op.title}: the release profile pins no version of it; set {named('versions')}.{op.key}"
+
+
 def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
          running: t.Mapping[str, Running], named: t.Callable[[str], str]) -> Plan:
     """One step per operator, in install order; a refused step refuses the whole run (nothing is written). Options
@@ -87,7 +92,7 @@ def plan(operators: t.Sequence[catalog.Operator], targets: t.Mapping[str, str],
         target = targets.get(op.key, "")
         parsed = versions.parse(target)
         if parsed is None:
-            problems.append(f"{op.title}: the release profile pins no version of it; set {named('versions')}.{op.key}")
+            problems.append(unpinned(op, named))
             continue
         now = running.get(op.key)
         current = versions.parse(now.version) if now and now.version else None
