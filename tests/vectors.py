@@ -17,6 +17,8 @@ SHARED = pathlib.Path(os.environ.get("VIRTINFRA_SHARED_DIR", ROOT.parent / "shar
 VECTOR_DIRS = {"1.20": SHARED / "hco-examples", "1.14": SHARED / "hco-examples-1.14"}
 GOLDEN_DIR = SHARED / "hco-golden-examples"
 CRD_DIR = SHARED / "crds"
+#: golden files produced by each release's own code from tests/harness/hco_golden_cases.py (tests/harness/hco-golden)
+RELEASE_GOLDEN_DIR = ROOT / "tests" / "golden"
 
 
 # The C loader (libyaml) when PyYAML has it: the shared CRDs are megabytes of YAML.
@@ -30,6 +32,12 @@ def load(path: pathlib.Path) -> dict[str, t.Any]:
 
 def vector_files(release: str) -> list[pathlib.Path]:
     return sorted(VECTOR_DIRS[release].glob("[0-9]*.yaml"))
+
+
+def release_golden_files() -> list[tuple[str, pathlib.Path]]:
+    """(release, file) for every golden file HCO's own code produced for a release profile."""
+    return [(directory.name, path) for directory in sorted(RELEASE_GOLDEN_DIR.iterdir()) if directory.is_dir()
+            for path in sorted(directory.glob("[0-9]*.yaml"))]
 
 
 def golden_files() -> list[pathlib.Path]:

@@ -11,6 +11,7 @@ import typing as t
 
 CONTROL_PLANE_LABELS = ("node-role.kubernetes.io/control-plane", "node-role.kubernetes.io/master")
 WORKER_LABEL = "node-role.kubernetes.io/worker"
+ARBITER_LABEL = "node-role.kubernetes.io/arbiter"
 
 
 def default_nodes() -> list[dict[str, t.Any]]:
@@ -83,6 +84,8 @@ class ClusterFacts:
     apiserver_tls_profile: t.Mapping[str, t.Any] | None
     # PrometheusRule and ServiceMonitor CRDs present (OpenShift ships them; plain Kubernetes usually does not).
     monitoring: bool = False
+    #: nodes labelled node-role.kubernetes.io/arbiter (OpenShift's two-node with arbiter topology).
+    arbiter_nodes: int = 0
 
     @property
     def is_openshift(self) -> bool:
@@ -114,7 +117,7 @@ def derive_facts(
     monitoring: bool | None = None,
 ) -> ClusterFacts:
     """Count roles and collect architectures as HCO's node watcher does."""
-    workers = control_planes = 0
+    workers = control_planes = arbiters = 0
     workload_count: collections.Counter[str] = collections.Counter()
     cp_arches: set[str] = set()
     use_placement = _has_workload_requirements(workloads_placement)
@@ -123,6 +126,7 @@ def derive_facts(
         arch = node.get("architecture") or ""
         is_worker = WORKER_LABEL in labels
         workers += is_worker
+        arbiters += ARBITER_LABEL in labels
         if use_placement:
             is_workload = node_matches(node, (workloads_placement or {}).get("nodeSelector") or {},
                                        (workloads_placement or {}).get("affinity"))
@@ -155,4 +159,5 @@ def derive_facts(
         default_architecture=default_arch,
         apiserver_tls_profile=apiserver_tls_profile,
         monitoring=platform == "openshift" if monitoring is None else bool(monitoring),
+        arbiter_nodes=arbiters,
     )

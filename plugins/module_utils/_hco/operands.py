@@ -27,6 +27,7 @@ from .builders import (
     network_addons,
     network_resources_injector,
     observability_controller,
+    passt_binding,
     priority_class,
     ssp,
     wasp_agent,
@@ -84,6 +85,27 @@ def _patched(obj: dict[str, t.Any], view: HCView) -> dict[str, t.Any]:
     return patches.apply(obj, view.annotations.get(annotation), annotation)
 
 
+def _null_creation_timestamps(obj: dict[str, t.Any]) -> dict[str, t.Any]:
+    """Embedded ObjectMeta as Go encoded a zero creationTimestamp before Kubernetes 1.33: ``null``."""
+    spec = obj.get("spec") or {}
+    metas = [(spec.get("template") or {}).get("metadata")] if obj["kind"] in ("Deployment", "DaemonSet") else []
+    for dict_template in (spec.get("commonTemplates") or {}).get("dataImportCronTemplates") or []:
+        metas += [dict_template.get("metadata"), ((dict_template.get("spec") or {}).get("template") or {})
+                  .setdefault("metadata", {})]
+    for meta in metas:
+        if isinstance(meta, dict):
+            meta["creationTimestamp"] = None
+    return obj
+
+
+def built(operand: Operand, inputs: Inputs) -> list[dict[str, t.Any]]:
+    """What the operand builds, as the release's Go code encodes it."""
+    objects = operand.build(inputs)
+    if inputs.view.profile.null_creation_timestamps:
+        objects = [_null_creation_timestamps(obj) for obj in objects]
+    return objects
+
+
 def _one(builder: t.Callable[[HCView], dict[str, t.Any]], patch: bool = False) -> t.Callable[[Inputs], list]:
     def build(inputs: Inputs) -> list[dict[str, t.Any]]:
         obj = builder(inputs.view)
@@ -109,6 +131,7 @@ OPERANDS: tuple[Operand, ...] = (
     Operand("aaq", _one(aaq.build), aaq.enabled),
     Operand("ssp", _ssp, deployed_on=("openshift",), checked_on_update_on=("openshift",), patched_kind="SSP",
             reads_nodes=True),
+    Operand("passt_binding", _many(passt_binding.build), passt_binding.enabled),
     Operand("migcontroller", _one(migration.build)),
     Operand("filerestore", _one(file_restore.build)),
     Operand("console", _many(console.build), console.enabled),
@@ -123,7 +146,8 @@ KEYS = tuple(operand.key for operand in OPERANDS)
 #: then the secondary objects by kind, each kind by namespace and name: the golden examples' order, kept stable for
 #: users' diffs.
 OUTPUT_KINDS = ("KubeVirt", "CDI", "NetworkAddonsConfig", "SSP", "AAQ", "MigController", "FileRestoreOperator",
-                "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap")
+                "PriorityClass", "ServiceAccount", "SecurityContextConstraints", "DaemonSet", "Deployment", "ConfigMap",
+                "NetworkAttachmentDefinition")
 
 
 def output_order(obj: t.Mapping[str, t.Any]) -> tuple[int, str, str]:

@@ -63,3 +63,19 @@ class ReleaseProfile:
     operands: tuple[str, ...]
     #: operator images from the CSV (secondary objects).
     images: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: the console proxy's root filesystem is read-only (1.19 on).
+    console_proxy_read_only_root: bool = True
+    #: the console plugin's nginx and the console proxy follow the TLS profile (1.18 on).
+    console_tls: bool = True
+    #: the MigController carries the TLS profile (1.18 on).
+    migration_tls: bool = True
+    #: ``platform.kubevirt.io/autopilot`` takes swap over from wasp-agent (1.18 on).
+    wasp_autopilot_opt_out: bool = True
+    #: the node DaemonSets (wasp-agent, passt CNI) as 1.16 first wrote them: no termination-message fields,
+    #: untyped hostPath volumes, fewer update-strategy fields, wasp-agent's older egress label.
+    first_daemonsets: bool = False
+    #: the console's Deployments run under their own ServiceAccounts (1.17 on; "default" before).
+    console_service_accounts: bool = True
+    #: embedded ObjectMeta (pod templates, golden images) carry ``creationTimestamp: null``: the vendored
+    #: apimachinery of 1.16 and earlier encodes the zero time so (omitzero came with Kubernetes 1.33).
+    null_creation_timestamps: bool = False

@@ -206,7 +206,7 @@ def _build_operands(view: HCView, profile: ReleaseProfile, operation: str,
                 webhook = operands.Inputs(without_nodes(view), common_golden_images, same)
             refused = _build_error(operand, webhook)
         try:
-            objects = operand.build(inputs)
+            objects = operands.built(operand, inputs)
         except BuildError as exc:
             if not checked:
                 continue

@@ -170,16 +170,18 @@ def _affinity(spec: t.Mapping[str, t.Any], verdict: Verdict) -> None:
             verdict.fail(f"spec.{side}.nodePlacement.affinity", f"invalid {label} node placement affinity: {problem}")
 
 
-def _gate_warnings(spec: t.Mapping[str, t.Any], profile: ReleaseProfile) -> list[str]:
+def _gate_warnings(spec: t.Mapping[str, t.Any], profile: ReleaseProfile, operation: str) -> list[str]:
     gates = spec.get("featureGates") or {}
     texts = profile.warnings
     warnings = [texts["discontinued"].format(name) for name in profile.webhook["discontinued_gates"] if name in gates]
     for name, replacement in profile.webhook["replaced_gates"].items():
         if name in gates:
             warnings.append(texts["replaced"].format(name, replacement))
-    # HCO compares with the existing object, which it sees converted back from the stored v1 object; that
-    # conversion drops these gates, so an UPDATE that carries one warns as a CREATE does (1.20.0, observed).
-    warnings += [texts["moved"].format(name) for name in profile.webhook["moved_gates"] if name in gates]
+    # On UPDATE HCO warns when the gate differs from the existing object's (validateOldFGOnUpdate). Where v1 is
+    # stored (1.19 on) it sees that object converted back from v1, which drops these gates, so an UPDATE that carries
+    # one warns as a CREATE does; where v1beta1 is stored the existing object is taken to hold the same gates.
+    if operation.lower() != "update" or profile.webhook.get("moved_gates_dropped_by_storage", True):
+        warnings += [texts["moved"].format(name) for name in profile.webhook["moved_gates"] if name in gates]
     return warnings
 
 
@@ -197,7 +199,7 @@ def validate(spec: t.Mapping[str, t.Any], metadata: t.Mapping[str, t.Any], opera
     _mediated_devices(spec, verdict)
     if hooks["high_burst_warning"] and spec.get("tuningPolicy") == "highBurst":
         verdict.warnings.append(profile.warnings["high_burst"])  # HCO's first warning
-    gate_warnings = _gate_warnings(spec, profile)
+    gate_warnings = _gate_warnings(spec, profile, operation)
     verdict.warnings += gate_warnings
     if hooks["deprecated_gates_short_circuit"] and gate_warnings and not verdict.errors:
         verdict.admitted_early = True

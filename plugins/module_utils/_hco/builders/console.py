@@ -51,12 +51,13 @@ def nginx_conf(view: HCView) -> str:
         "\t\t\tlisten              [::]:9443 ssl;\n",
         "\t\t\tssl_certificate     /var/serving-cert/tls.crt;\n",
         "\t\t\tssl_certificate_key /var/serving-cert/tls.key;\n",
-        f"\t\t\tssl_protocols       {_PROTOCOLS.get(minimum, _PROTOCOLS['VersionTLS12'])};\n",
     ]
-    if minimum != "VersionTLS13" and ciphers:
-        lines.append(f"\t\t\tssl_ciphers         {':'.join(ciphers)};\n")
+    if view.profile.console_tls:
+        lines.append(f"\t\t\tssl_protocols       {_PROTOCOLS.get(minimum, _PROTOCOLS['VersionTLS12'])};\n")
+        if minimum != "VersionTLS13" and ciphers:
+            lines.append(f"\t\t\tssl_ciphers         {':'.join(ciphers)};\n")
+        lines.append("\t\t\tssl_ecdh_curve SecP256r1MLKEM768:SecP384r1MLKEM1024:secp256r1:secp384r1;\n")
     lines += [
-        "\t\t\tssl_ecdh_curve SecP256r1MLKEM768:SecP384r1MLKEM1024:secp256r1:secp384r1;\n",
         "\t\t\troot                /usr/share/nginx/html;\n",
         "\n",
         "\t\t\t# Prevent caching for plugin-manifest.json and plugin-entry.js\n",
@@ -69,7 +70,9 @@ def nginx_conf(view: HCView) -> str:
     return "".join(lines)
 
 
-def _proxy_args(view: HCView) -> list[str]:
+def _proxy_args(view: HCView) -> list[str] | None:
+    if not view.profile.console_tls:
+        return None
     ciphers, minimum = source_ciphers(view.tls_profile, view.profile.tls)
     ids = [str(view.profile.tls.go_cipher_ids[n]) for n in to_iana(ciphers, view.profile.tls)
            if n in view.profile.tls.go_cipher_ids]
@@ -102,7 +105,7 @@ def _deployment(view: HCView, name: str, container: dict[str, t.Any], volumes: l
         "containers": [container],
         "priorityClassName": "kubevirt-cluster-critical",
         "securityContext": {"runAsNonRoot": True, "seccompProfile": {"type": "RuntimeDefault"}},
-        "serviceAccountName": name,
+        "serviceAccountName": name if view.profile.console_service_accounts else "default",
         "volumes": volumes,
     })
     deployment["spec"] = {
@@ -144,7 +147,7 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
         view, PROXY,
         _container(PROXY, view.env.get("KV_CONSOLE_PROXY_IMAGE"), 8080,
                    [{"mountPath": "/app/cert", "name": "console-proxy-serving-cert", "readOnly": True}],
-                   read_only_root=True, args=_proxy_args(view)),
+                   read_only_root=view.profile.console_proxy_read_only_root, args=_proxy_args(view)),
         [{"name": "console-proxy-serving-cert",
           "secret": {"defaultMode": 420, "secretName": "console-proxy-serving-cert"}}],
     )

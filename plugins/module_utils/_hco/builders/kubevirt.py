@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - reported by render() with the install 
 
 from ..._common.errors import BuildError
 from ..view import HCView
-from . import common
+from . import common, passt_binding
 
 NAME = "kubevirt-kubevirt-hyperconverged"
 PARITY_ANNOTATION = "alpha.kubevirt.io/EmulatorThreadCompleteToEvenParity"
@@ -118,6 +118,14 @@ def _network(view: HCView) -> dict[str, t.Any]:
         passt["migration"] = {"method": "link-refresh"}
         passt["computeResourceOverhead"] = {"requests": {"memory": "500Mi"}}
         bindings["passt"] = passt
+    annotated = view.profile.kubevirt.get("passt_annotation_binding")
+    if annotated and view.annotation_true(passt_binding.ANNOTATION):
+        bindings["passt"] = {
+            "networkAttachmentDefinition": passt_binding.NETWORK_ATTACHMENT_DEFINITION,
+            **common.omit_empty({"sidecarImage": view.env.get(annotated["sidecar_image_env"])}),
+            "migration": {},
+            "computeResourceOverhead": {"requests": {"memory": annotated["memory"]}},
+        }
     return {"binding": bindings, "defaultNetworkInterface": "masquerade"}
 
 
@@ -262,6 +270,9 @@ def _infra(view: HCView) -> dict[str, t.Any] | None:
     placement = view.infra
     facts = view.facts
     multi_node = facts.control_plane_nodes >= view.profile.kubevirt["infra_multi_node_min_cp"]
+    # HCO 1.16 to 1.18 (IsControlPlaneHighlyAvailable): two control-plane nodes and an arbiter count as three.
+    if view.profile.kubevirt.get("infra_arbiter_counts") and facts.control_plane_nodes >= 2 and facts.arbiter_nodes:
+        multi_node = True
     if placement is None and multi_node:
         return None
     if placement is None and not facts.control_plane_exists:

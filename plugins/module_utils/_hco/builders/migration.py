@@ -17,9 +17,7 @@ NAME = "migcontroller-kubevirt-hyperconverged"
 
 def build(view: HCView) -> dict[str, t.Any]:
     controller = common.new_object(view, "migrations.kubevirt.io/v1alpha1", "MigController", NAME, "migration")
-    controller["spec"] = {
-        "imagePullPolicy": "IfNotPresent",
-        "infra": common.placement(view.infra),
-        "tlsSecurityProfile": field_copy(view.tls_profile),
-    }
+    controller["spec"] = {"imagePullPolicy": "IfNotPresent", "infra": common.placement(view.infra)}
+    if view.profile.migration_tls:
+        controller["spec"]["tlsSecurityProfile"] = field_copy(view.tls_profile)
     return controller

@@ -19,13 +19,14 @@ NAME = "wasp-agent"
 SERVICE_ACCOUNT = "wasp"
 AUTOPILOT_ANNOTATION = "platform.kubevirt.io/autopilot"
 EGRESS_LABEL = "np.kubevirt.io/allow-access-cluster-services"
+FIRST_EGRESS_LABEL = "hco.kubevirt.io/allow-access-cluster-services"
 
 
 def enabled(view: HCView) -> bool:
     if not view.facts.is_openshift:
         return False
     tokens = {token.strip() for token in view.annotations.get(AUTOPILOT_ANNOTATION, "").split(",")}
-    if "true" in tokens or "swap-enable" in tokens:
+    if view.profile.wasp_autopilot_opt_out and ("true" in tokens or "swap-enable" in tokens):
         return False
     density = view.spec.get("higherWorkloadDensity") or {}
     return int(density.get("memoryOvercommitPercentage", 100)) > 100
@@ -48,7 +49,8 @@ def build(view: HCView) -> list[dict[str, t.Any]]:
 
 def _daemonset(view: HCView) -> dict[str, t.Any]:
     daemonset = common.new_object(view, "apps/v1", "DaemonSet", NAME, NAME)
-    pod_labels = {**common.labels(view, NAME), EGRESS_LABEL: "true", "name": NAME}
+    egress = FIRST_EGRESS_LABEL if view.profile.first_daemonsets else EGRESS_LABEL
+    pod_labels = {**common.labels(view, NAME), egress: "true", "name": NAME}
     container: dict[str, t.Any] = {
         "name": NAME,
         "image": view.env.get("WASP_AGENT_IMAGE"),
@@ -63,6 +65,10 @@ def _daemonset(view: HCView) -> dict[str, t.Any]:
     }
     if not container["image"]:
         del container["image"]
+    first = view.profile.first_daemonsets
+    if first:
+        del container["env"][1]["valueFrom"]["fieldRef"]["apiVersion"]
+        del container["terminationMessagePath"], container["terminationMessagePolicy"]
     pod: dict[str, t.Any] = {
         "containers": [container],
         "hostPID": True,
@@ -70,8 +76,8 @@ def _daemonset(view: HCView) -> dict[str, t.Any]:
         "priorityClassName": "system-node-critical",
         "serviceAccountName": SERVICE_ACCOUNT,
         "terminationGracePeriodSeconds": 5,
-        "volumes": [{"hostPath": {"path": "/", "type": ""}, "name": "host"},
-                    {"hostPath": {"path": "/", "type": ""}, "name": "rootfs"}],
+        "volumes": [{"hostPath": {"path": "/", **({} if first else {"type": ""})}, "name": name}
+                    for name in ("host", "rootfs")],
     }
     if view.infra is not None:
         pod.update(common.placement(view.infra))
@@ -85,6 +91,7 @@ def _daemonset(view: HCView) -> dict[str, t.Any]:
     daemonset["spec"] = {
         "selector": {"matchLabels": {"name": NAME}},
         "template": {"metadata": {"labels": pod_labels}, "spec": pod},
-        "updateStrategy": {"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}, "type": "RollingUpdate"},
+        "updateStrategy": {} if view.profile.first_daemonsets else {
+            "rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}, "type": "RollingUpdate"},
     }
     return daemonset
