@@ -142,8 +142,9 @@ func run(kubeconfig, source, casesDir, outDir string) error {
 	}
 	defer os.RemoveAll(workdir)
 	absSource, _ := filepath.Abs(source)
-	if err := os.Symlink(filepath.Join(absSource, "assets", "dataImportCronTemplates"),
-		filepath.Join(workdir, "dataImportCronTemplates")); err != nil {
+	// A copy, not a symlink: 1.15 walks the directory with filepath.Walk, which does not enter a linked root.
+	if err := os.CopyFS(filepath.Join(workdir, "dataImportCronTemplates"),
+		os.DirFS(filepath.Join(absSource, "assets", "dataImportCronTemplates"))); err != nil {
 		return err
 	}
 	self, err := os.Executable()

@@ -21,7 +21,7 @@ def test_a_release_is_found_by_any_spelling_users_write(written, name):
 
 
 def test_known_releases_are_in_version_order():
-    assert known_releases() == ["1.14", "1.16", "1.17", "1.18", "1.19", "1.20"]
+    assert known_releases() == ["1.14", "1.15", "1.16", "1.17", "1.18", "1.19", "1.20"]
 
 
 def test_an_unknown_release_names_the_known_ones_with_their_hco_versions():
