@@ -20,9 +20,10 @@ description:
     FileRestoreOperator and PriorityClass objects, plus the secondary objects that depend on the spec
     (network-resources-injector Deployment; on OpenShift the console plugin and apiserver-proxy Deployments and
     the C(nginx-conf) ConfigMap).
-  - Release behaviour comes from data tables. C(1.20) is HCO 1.20.0; C(1.14) is HCO v1.14.0, the release the
-    v1beta1 cluster-configuration documentation describes. Where that documentation disagrees with the v1.14.0
-    code (C(completionTimeoutPerGiB) defaults to 150, not 800; 17 obsolete CPU models, not 15) the code is followed.
+  - Release behaviour comes from data tables, one per HCO release - C(1.14) (v1.14.0), C(1.15) (v1.15.2), C(1.16)
+    (v1.16.0), C(1.17) (v1.17.3), C(1.18) (v1.18.1), C(1.19) (branch release-1.19) and C(1.20) (main at a named
+    commit, before any 1.20 tag) - each checked against objects that release's own code built; see the release
+    profiles guide.
   - A refused HyperConverged fails with O(ignore:msg) and RV(errors), which lists every problem, each with its field
     path, and returns no operands.
 attributes:
@@ -54,7 +55,7 @@ options:
     required: true
   release:
     description:
-      - HCO release profile. C(1.20) (HCO 1.20.0) or C(1.14) (HCO v1.14.0); C(1.20.0) and C(v1.14.0) are accepted too.
+      - HCO release profile, one of C(1.14) to C(1.20); the HCO version (C(1.18.1), C(v1.18.1)) is accepted too.
       - An unknown release fails and lists the known ones.
     type: str
     default: "1.20"

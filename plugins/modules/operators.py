@@ -82,7 +82,7 @@ options:
     choices: [kubernetes, openshift]
     default: kubernetes
   release:
-    description: The HCO release profile whose versions are installed (C(1.20), C(1.14)).
+    description: The HCO release profile (C(1.14) to C(1.20)) whose operator versions are installed.
     type: str
     default: "1.20"
   operators:

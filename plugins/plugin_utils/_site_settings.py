@@ -15,6 +15,7 @@ import typing as t
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import DNS1123_LABEL, LABEL_VALUE, QUALIFIED_NAME
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.versions import PLATFORM
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.releases import DEFAULT_RELEASE, known_releases
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.steps import check_overrides
 
 
@@ -133,7 +134,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
-    Setting("site_release", "str", "1.20", "HCO release whose defaults are computed.", choices=("1.20", "1.14")),
+    Setting("site_release", "str", DEFAULT_RELEASE, "HCO release whose defaults are computed.",
+            choices=tuple(reversed(known_releases()))),
     Setting("site_mode", "str", "auto", "hco writes the HyperConverged for HCO; standalone writes the operands; auto "
             "picks hco where HCO runs (render mode: hco where site_operators_source is olm, which installs HCO; standalone "
             "otherwise).",

@@ -117,6 +117,16 @@ HCO_PACKAGES: dict[str, tuple[str, str]] = {
 PINS: dict[str, dict[str, str]] = {
     "1.20": {"kubevirt": "v1.9.0", "cdi": "v1.66.0", "cnao": "v0.102.0", "ssp": "v0.27.0", "aaq": "v1.8.0",
              "hpp": "v0.19.0", "nmstate": "v0.82.0"},
+    "1.19": {"kubevirt": "v1.9.0", "cdi": "v1.66.0", "cnao": "v0.102.0", "ssp": "v0.26.0", "aaq": "v1.8.0",
+             "hpp": "v0.19.0", "nmstate": "v0.82.0"},
+    "1.18": {"kubevirt": "v1.8.4", "cdi": "v1.65.0", "cnao": "v0.102.0", "ssp": "v0.25.0", "aaq": "v1.8.0",
+             "hpp": "v0.19.0", "nmstate": "v0.82.0"},
+    "1.17": {"kubevirt": "v1.7.4", "cdi": "v1.64.0", "cnao": "v0.101.2", "ssp": "v0.24.1", "aaq": "v1.6.0",
+             "hpp": "v0.19.0", "nmstate": "v0.82.0"},
+    "1.16": {"kubevirt": "v1.6.2", "cdi": "v1.63.1", "cnao": "v0.100.2", "ssp": "v0.24.1", "aaq": "v1.6.0",
+             "hpp": "v0.19.0", "nmstate": "v0.82.0"},
+    "1.15": {"kubevirt": "v1.5.2", "cdi": "v1.62.0", "cnao": "v0.98.2", "ssp": "v0.23.1", "aaq": "v1.4.0",
+             "hpp": "v0.19.0", "nmstate": "v0.82.0"},
     "1.14": {"kubevirt": "v1.4.0", "cdi": "v1.61.1", "cnao": "v0.97.3", "ssp": "v0.22.2", "aaq": "v1.3.0",
              "hpp": "v0.19.0", "nmstate": "v0.82.0"},
 }

@@ -9,8 +9,10 @@ from ..._common.errors import FieldError, RenderError
 from ..profile import ReleaseProfile
 from . import hco_1_14, hco_1_15, hco_1_16, hco_1_17, hco_1_18, hco_1_19, hco_1_20
 
-PROFILES: dict[str, ReleaseProfile] = {p.name: p for p in (hco_1_20.PROFILE, hco_1_19.PROFILE, hco_1_18.PROFILE, hco_1_17.PROFILE, hco_1_16.PROFILE, hco_1_15.PROFILE,
-                                                      hco_1_14.PROFILE)}
+PROFILES: dict[str, ReleaseProfile] = {
+    p.name: p for p in (hco_1_20.PROFILE, hco_1_19.PROFILE, hco_1_18.PROFILE, hco_1_17.PROFILE, hco_1_16.PROFILE,
+                        hco_1_15.PROFILE, hco_1_14.PROFILE)
+}
 DEFAULT_RELEASE = "1.20"
 
 

@@ -8,7 +8,7 @@ v1beta1 only. 1.15 moved ``enableCommonBootImageImport``, ``deployVmConsoleProxy
 ``enableApplicationAwareQuota`` from featureGates to the spec and added ``instancetypeConfig`` and
 ``CommonInstancetypesDeployment``; it deploys neither wasp-agent nor the passt CNI, and its SSP is v1beta2. Built on
 1.16's profile; each difference was found by running the tag's own code on the golden cases
-(``tests/golden/1.15``). PRIVATE.
+(the test suite's golden files for this release). PRIVATE.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@
 SSP v0.24.1, AAQ v1.6.0).
 
 v1beta1 only; the first release that deploys wasp-agent itself and the passt binding CNI on request. Differences
-from 1.17, each found by running the tag's own code on the golden cases (``tests/golden/1.16``): no MigController,
+from 1.17, each found by running the tag's own code on the test suite's golden cases: no MigController,
 no s390x machine type in the CSV, ``VMPersistentState`` and ``InstancetypeReferencePolicy`` among the fixed gates,
 ``minCPUModel`` still passed to KubeVirt, no default ``ksmConfiguration``, no ``kubeMacPoolConfiguration`` field,
 no highBurst warning, the console under the "default" ServiceAccount, wasp-agent's first DaemonSet, an arbiter

@@ -4,8 +4,8 @@
 """Release profile of HCO v1.17.3 (tag v1.17.3 @ f17da29e; KubeVirt v1.7.4, CDI v1.64.0, CNAO v0.101.2,
 SSP v0.24.1, AAQ v1.6.0).
 
-v1beta1 only. Differences from 1.18, each found by running the tag's own code on the golden cases
-(``tests/golden/1.17``): no ``LiveUpdateNADRef`` gate, ``disableMDevConfiguration`` still a KubeVirt gate,
+v1beta1 only. Differences from 1.18, each found by running the tag's own code on the test suite's golden cases: no
+``LiveUpdateNADRef`` gate, ``disableMDevConfiguration`` still a KubeVirt gate,
 ``enableMultiArchBootImageImport`` turns on ``MultiArchitecture``, the passt annotation turns on
 ``PasstIPStackMigration``, no default architecture, a MigController without TLS profile, and wasp-agent deployed
 whatever the autopilot annotation says. PRIVATE.

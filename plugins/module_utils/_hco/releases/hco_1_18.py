@@ -7,7 +7,7 @@ SSP v0.25.0, AAQ v1.8.0).
 The grouped ``hco.kubevirt.io/v1`` API is served beside v1beta1, which stays the stored version and the one the
 controller reads, so the builders read v1beta1 and the KubeVirt gate list is 1.14's kind: unsorted, without
 ``disabledFeatureGates`` (``controllers/handlers/kubevirt.go``, ``getKvFeatureGateList``). Every value below was
-checked by running the tag's own code on the golden cases (``tests/golden/1.18``). PRIVATE.
+checked by running the tag's own code on the golden cases. PRIVATE.
 """
 
 from __future__ import annotations

@@ -119,7 +119,7 @@ def test_an_unknown_survey_variable_is_refused_with_a_suggestion():
     ({"site_flavour": "x"}, "site_flavour", "not a site setting"),
     ({"site_release": 1.2}, "site_release", "quote it (e.g. '1.20')"),
     ({"site_platform_version": 1.3}, "site_platform_version", "quote it"),
-    ({"site_release": "1.21"}, "site_release", "must be one of '1.20', '1.14'"),
+    ({"site_release": "1.21"}, "site_release", "must be one of '1.20', '1.19', '1.18', '1.17', '1.16', '1.15', '1.14'"),
     ({"site_mode": "standalon"}, "site_mode", "must be one of"),
     ({"site_action": "deploy"}, "site_action", "must be one of"),
     ({"site_overcommit_percent": 5}, "site_overcommit_percent", "between 10 and 1000"),
