@@ -13,6 +13,8 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.releases import get_profile
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
 
@@ -124,6 +126,16 @@ def _operands(run: Run, mode: str | None) -> str:
     return f"operands{' (built by HCO)' if mode == 'hco' else ''}: {named}"
 
 
+def _release(run: Run) -> str:
+    """The release profile whose rules computed the operands, and where it came from."""
+    written = str(run.config.get("release") or "")
+    try:
+        profile = get_profile(written)
+    except RenderError:
+        return f"release profile: {written} (unknown)"
+    return f"release profile: {profile.name} (HCO {profile.hco_version}), from site_release"
+
+
 def report(run: Run) -> list[str]:
     """Every line of the site's summary, in the order users read it."""
     out = [_head(run)]
@@ -147,7 +159,7 @@ def report(run: Run) -> list[str]:
          *(run.config.get("removal_kept") or [])]))
     if not run.config.get("apply") and run.config.get("render_mode"):
         out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
-    out += [f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
+    out += [_release(run), f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
             f"operands differing from what HCO builds: {len(run.kubevirt.get('operand_drift') or [])}",
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),

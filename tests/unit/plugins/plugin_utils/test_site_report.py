@@ -3,6 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 from __future__ import annotations
 
+import pytest
+
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_report import Run, report
 
 APPLY = {"apply": True, "state": "present", "mode": "auto", "mode_reason": "a credential is set: site_kubeconfig",
@@ -36,6 +38,7 @@ def test_a_no_op_apply_says_nothing_changed_counts_every_call_and_names_the_oper
         "node prerequisites: wrote nothing",
         "KubeVirt: wrote nothing",
         "drift: none",
+        "release profile: 1.20 (HCO 1.20.0), from site_release",
         "operators: not managed by the site (site_operators_source none)",
         "nodes: planned from the cluster",
         "swap plan: kubelet-limited-swap; worker1: 131072 MiB, worker3: 65536 MiB",
@@ -99,9 +102,17 @@ def test_render_mode_counts_files_and_makes_no_request():
     written = {"files": ["a.yaml", "b.yaml", "c.yaml"], "written": ["a.yaml"], "removed": []}
     out = report(Run(config=config, written=written, operands=OPERANDS, prereqs={}))
     assert out[0] == "render mode: 3 manifests in /r, 1 written, 0 removed - site_action is render"
-    assert out[1] == "operators: not managed by the site (site_operators_source none)"   # no stage lines
+    assert out[1] == "release profile: 1.20 (HCO 1.20.0), from site_release"   # no stage lines
+    assert out[2] == "operators: not managed by the site (site_operators_source none)"
     assert "swap plan: none; no node" in out and "API requests: none (render mode)" in out
     assert out[-1] == "operands: KubeVirt kv in kubevirt-hyperconverged, CDI cdi (cluster-scoped)"
+
+
+@pytest.mark.parametrize(("written", "said"), [("1.18", "release profile: 1.18 (HCO 1.18.1), from site_release"),
+                                               ("v1.15.2", "release profile: 1.15 (HCO 1.15.2), from site_release"),
+                                               ("1.21", "release profile: 1.21 (unknown)")])
+def test_the_summary_names_the_release_profile_that_computed_the_operands(written, said):
+    assert said in report(Run(config={**APPLY, "release": written}))
 
 
 def test_after_a_failure_it_says_where_the_run_stopped():
