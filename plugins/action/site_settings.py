@@ -26,6 +26,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_liv
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import FACTS, Host, holds_template, nodes_of
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_release import choose as choose_release
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
 
 PATHS = ("kubeconfig", "admin_kubeconfig", "render_dir", "nodes_snapshot")
@@ -165,6 +166,11 @@ class ActionModule(ControllerAction):
         # above, not again), from the snapshot in render mode.
         live = live_nodes(values, apply and connectable, os.environ, args["kubeconfigs"][0])
         errors += live.problems
+        # The release profile: the one the cluster runs (apply mode), which a site_release set must match.
+        chosen = choose_release(values["release"], "site_release" in settings.given, values["release_mismatch"],
+                                live.running)
+        errors += chosen.problems
+        values["release"] = chosen.release
         inventory, node_problems, node_warnings = nodes_of(
             self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
             overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"],
@@ -187,7 +193,7 @@ class ActionModule(ControllerAction):
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
                   "operator_names": dict(site_operators.SITE_NAMES),
                   "render_mode": rendered_for, "render_mode_reason": rendered_why,
-                  "nodes_from": live.source or "the inventory",
+                  "nodes_from": live.source or "the inventory", "release_source": chosen.source,
                   # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.
                   "removal_spec": removal_spec if values["state"] == "absent" else None,
                   "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
@@ -208,7 +214,7 @@ class ActionModule(ControllerAction):
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = live.requests
-        warnings = [*live.warnings, *node_warnings, *plan.warnings]
+        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings]
         if warnings:
             result["warnings"] = warnings
         return result

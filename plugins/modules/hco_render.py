@@ -49,7 +49,8 @@ attributes:
 options:
   hyperconverged:
     description:
-      - The C(hco.kubevirt.io/v1beta1) HyperConverged object as it would be submitted (before defaults).
+      - The HyperConverged object as it would be submitted (before defaults) - C(hco.kubevirt.io/v1beta1), or
+        C(hco.kubevirt.io/v1) where the release serves it (1.18 on), converted as HCO converts it.
       - It must be named C(kubevirt-hyperconverged) and live in O(cluster.namespace).
     type: raw
     required: true

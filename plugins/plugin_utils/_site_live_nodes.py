@@ -2,7 +2,8 @@
 # GNU General Public License v3.0+ (see LICENSES/GPL-3.0-or-later.txt or https://www.gnu.org/licenses/gpl-3.0.txt)
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The cluster's Nodes the site plans from: read from the cluster in apply mode (one paged LIST, before anything is
-written, with the credentials the cluster side uses), from site_nodes_snapshot in render mode. PRIVATE; no Ansible
+written, with the credentials the cluster side uses), from site_nodes_snapshot in render mode. The same read asks
+which HCO the cluster runs (running_release), which chooses the release profile (_site_release). PRIVATE; no Ansible
 imports beyond the connection options' environment fallbacks."""
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kube
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import OptionsRefused, connect, typed
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node, NodesError, listed, snapshot
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.running_release import Running, running
 
 NO_NODES = "the cluster has no Node yet (nodes that join later): planned from the inventory's node_* facts"
 
@@ -26,6 +28,7 @@ class LiveNodes:
     problems: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
     requests: t.Mapping[str, t.Any] | None = None   # what the read cost, as every cluster call reports it (apply mode)
+    running: Running | None = None  # the HCO (or KubeVirt) the cluster runs, read in the same pass (apply mode)
 
 
 def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Mapping[str, str],
@@ -46,14 +49,16 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
         try:
             connection = connect(params)
             found = listed(connection)
+            release = running(connection)
         except (KubeError, KubeconfigError, NodesError) as exc:
             problem = (f"site_action: apply mode cannot read the cluster's Nodes, which the site plans from (the "
                        f"account needs get and list on nodes): {exc}")
             return LiveNodes(problems=(problem,),
                              warnings=ignored, requests=requests_made(connection))
         if not found:
-            return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection))
-        return LiveNodes(tuple(found), "the cluster", warnings=ignored, requests=requests_made(connection))
+            return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection), running=release)
+        return LiveNodes(tuple(found), "the cluster", warnings=ignored, requests=requests_made(connection),
+                         running=release)
     if not path:
         return LiveNodes()
     try:

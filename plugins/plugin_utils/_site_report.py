@@ -133,7 +133,7 @@ def _release(run: Run) -> str:
         profile = get_profile(written)
     except RenderError:
         return f"release profile: {written} (unknown)"
-    return f"release profile: {profile.name} (HCO {profile.hco_version}), from site_release"
+    return f"release profile: {profile.name} (HCO {profile.hco_version}), from {run.config.get('release_source') or 'site_release'}"
 
 
 def report(run: Run) -> list[str]:

@@ -134,8 +134,12 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
-    Setting("site_release", "str", DEFAULT_RELEASE, "HCO release whose defaults are computed.",
+    Setting("site_release", "str", DEFAULT_RELEASE, "HCO release whose defaults are computed (apply mode: the "
+            "release the cluster runs, which a site_release set to another release must match).",
             choices=tuple(reversed(known_releases()))),
+    Setting("site_release_mismatch", "str", "refuse", "When site_release names another release than the cluster "
+            "runs: refuse before any write, or use-setting to compute with site_release anyway.",
+            choices=("refuse", "use-setting")),
     Setting("site_mode", "str", "auto", "hco writes the HyperConverged for HCO; standalone writes the operands; auto "
             "picks hco where HCO runs (render mode: hco where site_operators_source is olm, which installs HCO; standalone "
             "otherwise).",
@@ -246,6 +250,7 @@ LABELS = {
     "site_platform": "Platform",
     "site_platform_version": "Kubernetes or OpenShift version",
     "site_release": "HCO release whose defaults are computed",
+    "site_release_mismatch": "When site_release is not the release the cluster runs",
     "site_mode": "Who owns the KubeVirt operands (HCO or this collection)",
     "site_hco_namespace": "Namespace of KubeVirt",
     "site_preset": "Preset",

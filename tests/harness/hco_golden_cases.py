@@ -217,6 +217,34 @@ def cases() -> list[tuple[str, str, dict[str, t.Any], dict[str, t.Any], str | No
         "liveMigrationConfig": {"parallelMigrationsPerCluster": 8},
         "obsoleteCPUModels": ["Penryn"]}, "workloadSources": {"enableCommonBootImageImport": False}},
         version="v1"))
+    add("v1: every group, openshift", context("openshift", "infra"), hc({
+        "deployment": {"nodePlacements": {"infra": INFRA["nodePlacement"], "workload": WORKLOADS["nodePlacement"]},
+                       "uninstallStrategy": "RemoveWorkloads",
+                       "applicationAwareConfig": {"enable": True, "vmiCalcConfigName": "VirtualResources"},
+                       "deployVmConsoleProxy": True},
+        "storage": {"vmStateStorageClass": "ceph-rbd", "scratchSpaceStorageClass": "local",
+                    "workloadResourceRequirements": {"requests": {"cpu": "250m", "memory": "512Mi"}},
+                    "persistentReservationConfiguration": {"enabled": True}},
+        "security": {"certConfig": {"ca": {"duration": "72h", "renewBefore": "36h"},
+                                    "server": {"duration": "36h", "renewBefore": "18h"}},
+                     "tlsSecurityProfile": {"type": "Old", "old": {}}},
+        "networking": {"kubeSecondaryDNSNameServerIP": "192.0.2.53",
+                       "kubeMacPoolConfiguration": {"rangeStart": "02:00:00:00:00:00",
+                                                    "rangeEnd": "02:00:00:ff:ff:ff"}},
+        "workloadSources": {"commonBootImageNamespace": "os-images", "enableMultiArchBootImageImport": True,
+                            "dataImportCronTemplates": [DICT]},
+        "virtualization": {"mediatedDevicesConfiguration": {**MDEV, "enabled": False},
+                           "virtualMachineOptions": {"defaultCPUModel": "Skylake-Server",
+                                                     "disableSerialConsoleLog": True},
+                           "vmiCPUAllocationRatio": 8,
+                           "higherWorkloadDensity": {"memoryOvercommitPercentage": 150},
+                           "tuningPolicy": "highBurst"},
+        "featureGates": [{"name": "deployKubeSecondaryDNS"}, {"name": "decentralizedLiveMigration",
+                                                             "state": "Disabled"}],
+    }, version="v1"))
+    add("v1: a beta gate disabled and the network-resources-injector off", context(), hc({
+        "featureGates": [{"name": "declarativeHotplugVolumes", "state": "Disabled"}, {"name": "incrementalBackup"}],
+        "deployment": {"deployNetworkResourcesInjector": False}}, version="v1"))
     # UPDATE: the object was created earlier; the request carries the live status.
     add("UPDATE on a highly available cluster, eviction strategy from the status", context(),
         hc({"liveMigrationConfig": {"parallelMigrationsPerCluster": 7}}, status=HA_STATUS), "UPDATE")

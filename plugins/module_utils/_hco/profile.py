@@ -63,6 +63,11 @@ class ReleaseProfile:
     operands: tuple[str, ...]
     #: operator images from the CSV (secondary objects).
     images: t.Mapping[str, str] = dataclasses.field(default_factory=dict)
+    #: ``hco.kubevirt.io/v1`` is served (1.18 on): a v1 HyperConverged is accepted as input.
+    v1_served: bool = False
+    #: how the release takes a v1 request before converting it: ``unknown`` v1 fields its schema prunes,
+    #: ``drops_high_burst`` when its v1 mutating webhook removes the highBurst tuning policy.
+    v1_input: t.Mapping[str, t.Any] = dataclasses.field(default_factory=dict)
     #: the console proxy's root filesystem is read-only (1.19 on).
     console_proxy_read_only_root: bool = True
     #: the console plugin's nginx and the console proxy follow the TLS profile (1.18 on).

@@ -20,7 +20,7 @@ except ImportError:  # pragma: no cover
 
 from .._common.errors import BuildError, FieldError, RenderError
 from .._common.golang import GoSyntaxError
-from . import golden_images, operands, patches
+from . import golden_images, operands, patches, v1_input
 from .cluster import default_nodes, derive_facts
 from .conversion import V1Settings, convert
 from .mutator import mutate, undecodable
@@ -254,6 +254,10 @@ class _Request:
     metadata: t.Mapping[str, t.Any]
     annotations: t.Mapping[str, str]
     hc: t.Mapping[str, t.Any]
+    #: the request was a v1 HyperConverged (converted to v1beta1 as HCO converts it; v1 has no deprecated gates).
+    from_v1: bool = False
+    #: v1 fields the release's v1 schema does not have, pruned before the conversion.
+    v1_pruned: tuple[str, ...] = ()
 
 
 def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster: t.Any, environment: t.Any,
@@ -282,12 +286,25 @@ def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster
     namespace = str(cluster.get("namespace") or DEFAULT_NAMESPACE)
     nodes = _nodes(cluster, errors)
     env = _environment(profile, environment, errors)
+    from_v1 = isinstance(hyperconverged, dict) and hyperconverged.get("apiVersion") == v1_input.API_VERSION
+    if from_v1 and not profile.v1_served:
+        errors.append(FieldError("apiVersion", f"the {profile.name} profile (HCO {profile.hco_version}) serves "
+                                               f"hco.kubevirt.io/v1beta1 only: write the v1beta1 HyperConverged, or "
+                                               f"choose a release that serves v1 (1.18 on)", "input"))
+        from_v1 = False
+        # Refused: nothing of the v1 spec is read as v1beta1 (it would only add problems of the wrong version).
+        hyperconverged = {**hyperconverged, "apiVersion": API_VERSION, "spec": {}}
+    elif from_v1:
+        rules = profile.v1_input
+        hyperconverged, v1_pruned = v1_input.pruned(hyperconverged, rules.get("unknown", ()))
+        hyperconverged = v1_input.to_v1beta1(hyperconverged, bool(rules.get("drops_high_burst")))
     # 1.20 refuses a foreign namespace with a ValidatingAdmissionPolicy; older releases in the webhook.
     metadata, annotations = _check_object(hyperconverged, namespace, not profile.webhook["namespace_rule"], errors)
     return _Request(profile=profile, operation=t.cast(t.Any, operation), platform=t.cast(t.Any, platform),
                     namespace=namespace,
                     nodes=tuple(nodes), env=env, cluster=cluster, metadata=metadata, annotations=annotations,
-                    hc=hyperconverged if isinstance(hyperconverged, dict) else {})
+                    hc=hyperconverged if isinstance(hyperconverged, dict) else {}, from_v1=from_v1,
+                    v1_pruned=tuple(v1_pruned) if from_v1 else ())
 
 
 def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldError]
@@ -305,7 +322,8 @@ def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldE
     try:
         if not decoded:
             spec = mutate(spec, request_status or status, request.operation, profile)
-            verdict = validate(spec, request.metadata, request.operation, profile, request.namespace)
+            verdict = validate(spec, request.metadata, request.operation, profile, request.namespace,
+                               gate_warnings=not request.from_v1)
     except (AttributeError, TypeError, ValueError, GoSyntaxError):
         # Only reachable with schema errors (values of the wrong type), which are reported already.
         if not schema_errors:
@@ -367,6 +385,7 @@ def render(
     request = _request(hyperconverged, release, operation, cluster, environment, errors)
     status = dict(status or {})
     spec, pruned, verdict = _admit(request, status, errors)
+    pruned = [*request.v1_pruned, *pruned]
     warnings = list(verdict.warnings) if verdict else []
 
     build_errors: list[BuildError] = []

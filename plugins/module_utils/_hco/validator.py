@@ -186,7 +186,7 @@ def _gate_warnings(spec: t.Mapping[str, t.Any], profile: ReleaseProfile, operati
 
 
 def validate(spec: t.Mapping[str, t.Any], metadata: t.Mapping[str, t.Any], operation: str,
-             profile: ReleaseProfile, operator_namespace: str) -> Verdict:
+             profile: ReleaseProfile, operator_namespace: str, gate_warnings: bool = True) -> Verdict:
     """Run every webhook rule the release has; collect all failures and warnings."""
     verdict = Verdict()
     hooks = profile.webhook
@@ -197,11 +197,12 @@ def validate(spec: t.Mapping[str, t.Any], metadata: t.Mapping[str, t.Any], opera
     _data_import_cron_templates(spec, verdict)
     _tls(spec, profile, verdict)
     _mediated_devices(spec, verdict)
-    if hooks["high_burst_warning"] and spec.get("tuningPolicy") == "highBurst":
+    if hooks["high_burst_warning"] and gate_warnings and spec.get("tuningPolicy") == "highBurst":
         verdict.warnings.append(profile.warnings["high_burst"])  # HCO's first warning
-    gate_warnings = _gate_warnings(spec, profile, operation)
-    verdict.warnings += gate_warnings
-    if hooks["deprecated_gates_short_circuit"] and gate_warnings and not verdict.errors:
+    # A v1 request goes to HCO's v1 webhook, which warns neither of deprecated gates nor of highBurst.
+    deprecated = _gate_warnings(spec, profile, operation) if gate_warnings else []
+    verdict.warnings += deprecated
+    if hooks["deprecated_gates_short_circuit"] and deprecated and not verdict.errors:
         verdict.admitted_early = True
         return verdict
     if hooks["affinity_validation"]:

@@ -88,6 +88,7 @@ PROFILE = dataclasses.replace(
     common_dicts=_shipped_dicts(),
     aaq={"tls": False},
     console_tls=False,
+    v1_served=False,
     migration_tls=False,
     wasp_autopilot_opt_out=False,
 )

@@ -112,4 +112,11 @@ PROFILE = dataclasses.replace(
                              "d5aafc2c9ea71fc03c92a5f73d1c612996a20cff59051e029f82774210ff457e",
     },
     console_proxy_read_only_root=False,
+    # v1 fields 1.20's v1 schema has and 1.18's has not (from the two tags' CRDs).
+    v1_input={"unknown": ("deployment.deployNetworkResourcesInjector", "observability",
+                          "storage.persistentReservationConfiguration",
+                          "virtualization.liveMigrationConfig.allowWorkloadDisruption",
+                          "virtualization.mediatedDevicesConfiguration.enabled",
+                          "workloadSources.enableMultiArchBootImageImport"),
+              "drops_high_burst": True},
 )

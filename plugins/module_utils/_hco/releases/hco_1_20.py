@@ -58,6 +58,7 @@ def _dict(name: str, source: str, url: str, size: str, arches: str) -> dict:
 
 
 PROFILE = ReleaseProfile(
+    v1_served=True,
     name="1.20",
     hco_version="1.20.0",
     summary="HCO 1.20.0: v1 hub with v1beta1 conversion; KubeVirt v1.9.0, CDI v1.66.0, CNAO v0.102.0, SSP v0.27.0, AAQ v1.8.0",

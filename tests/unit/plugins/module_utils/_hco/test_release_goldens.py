@@ -35,14 +35,7 @@ def test_every_profile_but_the_seed_has_golden_files_and_every_golden_directory_
     assert directories == set(PROFILES) - {"1.14"}  # 1.14: ../shared/hco-examples-1.14, checked by test_examples
 
 
-def _marks(release, path):
-    served = vectors.load(path)["input"]["apiVersion"] == "hco.kubevirt.io/v1" and release >= "1.18"
-    # Known gap: the engine reads v1beta1 only; a v1 HyperConverged is refused even where the release serves it.
-    return [pytest.mark.xfail(strict=True, reason="v1 input is not converted yet")] if served else []
-
-
-@pytest.mark.parametrize(("release", "path"), [pytest.param(r, p, marks=_marks(r, p)) for r, p in CASES],
-                         ids=[f"{r}/{p.stem}" for r, p in CASES])
+@pytest.mark.parametrize(("release", "path"), CASES, ids=[f"{r}/{p.stem}" for r, p in CASES])
 def test_release_golden(release, path):
     example = vectors.load(path)
     expect = example["expect"]
