@@ -84,3 +84,12 @@ class ReleaseProfile:
     #: embedded ObjectMeta (pod templates, golden images) carry ``creationTimestamp: null``: the vendored
     #: apimachinery of 1.16 and earlier encodes the zero time so (omitzero came with Kubernetes 1.33).
     null_creation_timestamps: bool = False
+
+
+def earlier_crd(later: ReleaseProfile, feature_gates: t.Mapping[str, bool | None], **changes: t.Any) -> dict[str, t.Any]:
+    """An earlier release's ``crd`` table from a later one's: its featureGates (name: CRD default, None for none),
+    the spec-level default keeping only the gates the earlier release has, and the ``changes``."""
+    spec_default = dict(later.crd["spec_default"])
+    spec_default["featureGates"] = {name: default for name, default in spec_default["featureGates"].items()
+                                    if name in feature_gates}
+    return {**later.crd, "spec_default": spec_default, "feature_gates": dict(feature_gates), **changes}

@@ -47,6 +47,17 @@ def one_replica(view: HCView, component: str, pod: dict[str, t.Any]) -> dict[str
     }
 
 
+def pod_anti_affinity(component: str) -> dict[str, t.Any]:
+    """HCO's spreading of a component's pods over nodes where the infrastructure is highly available
+    (``operands.GetPodAntiAffinity``): preferred, weight 90, by ``app.kubernetes.io/component``."""
+    return {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
+        "podAffinityTerm": {
+            "labelSelector": {"matchExpressions": [
+                {"key": "app.kubernetes.io/component", "operator": "In", "values": [component]}]},
+            "topologyKey": "kubernetes.io/hostname"},
+        "weight": 90}]}}
+
+
 def new_object(
     view: HCView,
     api_version: str,

@@ -93,14 +93,7 @@ def _deployment(view: HCView, name: str, container: dict[str, t.Any], volumes: l
     # HCO's default applies whenever the infra placement brings no affinity (nil pointer), with or without a
     # nodeSelector or tolerations.
     if "affinity" not in pod_spec and view.facts.infrastructure_highly_available:
-        pod_spec["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
-            "podAffinityTerm": {
-                "labelSelector": {"matchExpressions": [
-                    {"key": "app.kubernetes.io/component", "operator": "In", "values": [name]}]},
-                "topologyKey": "kubernetes.io/hostname",
-            },
-            "weight": 90,
-        }]}}
+        pod_spec["affinity"] = common.pod_anti_affinity(name)
     pod_spec.update({
         "containers": [container],
         "priorityClassName": "kubevirt-cluster-critical",

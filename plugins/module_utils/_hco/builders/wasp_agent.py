@@ -82,12 +82,7 @@ def _daemonset(view: HCView) -> dict[str, t.Any]:
     if view.infra is not None:
         pod.update(common.placement(view.infra))
     elif view.facts.infrastructure_highly_available:  # unlike the console Deployments: only without any placement
-        pod["affinity"] = {"podAntiAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [{
-            "podAffinityTerm": {
-                "labelSelector": {"matchExpressions": [
-                    {"key": "app.kubernetes.io/component", "operator": "In", "values": [NAME]}]},
-                "topologyKey": "kubernetes.io/hostname"},
-            "weight": 90}]}}
+        pod["affinity"] = common.pod_anti_affinity(NAME)
     daemonset["spec"] = {
         "selector": {"matchLabels": {"name": NAME}},
         "template": {"metadata": {"labels": pod_labels}, "spec": pod},

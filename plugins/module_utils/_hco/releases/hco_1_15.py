@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..profile import KubeVirtGateRule as Rule
+from ..profile import earlier_crd
 from .hco_1_14 import PROFILE as _SEED
 from .hco_1_16 import FEATURE_GATES as _NEXT_GATES
 from .hco_1_16 import PROFILE as _NEXT
@@ -36,18 +37,9 @@ PROFILE = dataclasses.replace(
     name="1.15",
     hco_version="1.15.2",
     summary="HCO v1.15.2: v1beta1 only; KubeVirt v1.5.2, CDI v1.62.0, CNAO v0.98.2, SSP v0.23.1, AAQ v1.4.0",
-    crd={
-        **_NEXT.crd,
-        "spec_default": {
-            **_NEXT.crd["spec_default"],
-            "featureGates": {name: default for name, default in _NEXT.crd["spec_default"]["featureGates"].items()
-                             if name in FEATURE_GATES},
-        },
-        "feature_gates": FEATURE_GATES,
-        "memory_overcommit_minimum": 1,
-        "excluded_fields": ["changedBlockTrackingLabelSelectors", "hypervisors", "kubeMacPoolConfiguration",
-                            "liveUpdateConfiguration", "roleAggregationStrategy"],
-    },
+    crd=earlier_crd(_NEXT, FEATURE_GATES, memory_overcommit_minimum=1,
+                    excluded_fields=["changedBlockTrackingLabelSelectors", "hypervisors", "kubeMacPoolConfiguration",
+                                     "liveUpdateConfiguration", "roleAggregationStrategy"]),
     env_defaults={
         **{name: value for name, value in _NEXT.env_defaults.items()
            if name not in ("PASST_SIDECAR_IMAGE", "PASST_CNI_IMAGE")},

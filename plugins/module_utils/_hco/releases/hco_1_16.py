@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..profile import KubeVirtGateRule as Rule
+from ..profile import earlier_crd
 from .hco_1_17 import FEATURE_GATES as _NEXT_GATES
 from .hco_1_17 import PROFILE as _NEXT
 
@@ -40,19 +41,11 @@ PROFILE = dataclasses.replace(
     name="1.16",
     hco_version="1.16.0",
     summary="HCO v1.16.0: v1beta1 only; KubeVirt v1.6.2, CDI v1.63.1, CNAO v0.100.2, SSP v0.24.1, AAQ v1.6.0",
-    crd={
-        **_NEXT.crd,
-        "spec_default": {
-            **_NEXT.crd["spec_default"],
-            "featureGates": {name: default for name, default in _NEXT.crd["spec_default"]["featureGates"].items()
-                             if name in FEATURE_GATES},
-        },
-        "feature_gates": FEATURE_GATES,
-        "vmi_calc_config_names": ["VmiPodUsage", "VirtualResources", "DedicatedVirtualResources",
-                                  "IgnoreVmiCalculator"],
-        "excluded_fields": ["changedBlockTrackingLabelSelectors", "hypervisors", "kubeMacPoolConfiguration",
-                            "roleAggregationStrategy"],
-    },
+    crd=earlier_crd(_NEXT, FEATURE_GATES,
+                    vmi_calc_config_names=["VmiPodUsage", "VirtualResources", "DedicatedVirtualResources",
+                                           "IgnoreVmiCalculator"],
+                    excluded_fields=["changedBlockTrackingLabelSelectors", "hypervisors", "kubeMacPoolConfiguration",
+                                     "roleAggregationStrategy"]),
     env_defaults={
         **_NEXT.env_defaults,
         "HCO_KV_IO_VERSION": "1.16.0",

@@ -17,6 +17,7 @@ import copy
 import dataclasses
 
 from ..profile import KubeVirtGateRule as Rule
+from ..profile import earlier_crd
 from .hco_1_18 import FEATURE_GATES as _NEXT_GATES
 from .hco_1_18 import PROFILE as _NEXT
 
@@ -41,6 +42,14 @@ GATE_RULES = (
 )
 
 
+def _crd() -> dict:
+    """1.18's table with 1.17's gates; decentralizedLiveMigration defaulted off (1.18 turned it on)."""
+    crd = earlier_crd(_NEXT, FEATURE_GATES,
+                      excluded_fields=["changedBlockTrackingLabelSelectors", "hypervisors", "roleAggregationStrategy"])
+    crd["spec_default"]["featureGates"]["decentralizedLiveMigration"] = False
+    return crd
+
+
 def _shipped_dicts() -> tuple:
     """The assets' golden images: the same three, without importsToKeep (1.18 adds it when it loads them)."""
     result = []
@@ -55,16 +64,7 @@ PROFILE = dataclasses.replace(
     name="1.17",
     hco_version="1.17.3",
     summary="HCO v1.17.3: v1beta1 only; KubeVirt v1.7.4, CDI v1.64.0, CNAO v0.101.2, SSP v0.24.1, AAQ v1.6.0",
-    crd={
-        **_NEXT.crd,
-        "spec_default": {
-            **_NEXT.crd["spec_default"],
-            "featureGates": {name: default for name, default in _NEXT.crd["spec_default"]["featureGates"].items()
-                             if name in FEATURE_GATES} | {"decentralizedLiveMigration": False},
-        },
-        "feature_gates": FEATURE_GATES,
-        "excluded_fields": ["changedBlockTrackingLabelSelectors", "hypervisors", "roleAggregationStrategy"],
-    },
+    crd=_crd(),
     env_defaults={
         **_NEXT.env_defaults,
         "HCO_KV_IO_VERSION": "1.17.3",
