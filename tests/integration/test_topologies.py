@@ -16,8 +16,6 @@ from test_hyperconverged_role import recap_changed
 from test_k8s_apply import server_writes
 from test_render_playbook import ROOT, run_playbook
 
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.releases import get_profile, known_releases
-
 TOPOLOGIES = ROOT / "examples" / "topologies"
 
 
@@ -194,19 +192,3 @@ def test_a_node_provider_in_the_inventory_reaches_the_sriov_checks(tmp_path):
                          "-e", f"site_render_dir={tmp_path / 'plain'}")
     assert "virtual machines (provider)" not in plain.stdout + plain.stderr
 
-
-@pytest.mark.parametrize("release", known_releases())
-@pytest.mark.parametrize("inventory", sorted(p.name for p in TOPOLOGIES.glob("*.yml")))
-def test_every_topology_renders_under_every_release_profile(inventory, release, tmp_path):
-    """The same inventory under each profile: rendered, the profile named in the summary, and where the profile
-    decides who runs wasp-agent, decided by it (HCO from 1.16, the site itself before)."""
-    result = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / inventory),
-                          "-e", f"site_render_dir={tmp_path}", "-e", f"site_release={release}")
-    assert result.returncode == 0, result.stdout + result.stderr
-    profile = get_profile(release)
-    assert f"release profile: {profile.name} (HCO {profile.hco_version}), from site_release" in result.stdout
-    objects = objects_in(tmp_path)
-    assert objects, "nothing rendered"
-    if inventory == "compact-openshift.yml":   # OpenShift, 150 % overcommit
-        site_runs_wasp = ("DaemonSet", "wasp-agent") in objects
-        assert site_runs_wasp == (profile.name in ("1.14", "1.15")), sorted(objects)
