@@ -127,5 +127,6 @@ def main() -> int:
               f"max {max(values):7.2f} ms  {median / reference:5.2f}x")
     return 0
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -41,9 +41,9 @@ TOPOLOGIES: dict[str, list[dict[str, t.Any]]] = {
     "infra": [node(f"cp-{i}", CP) for i in range(3)]
     + [node(f"infra-{i}", {"node-role.kubernetes.io/infra": ""}) for i in range(2)]
     + [node(f"worker-{i}", WORKER) for i in range(3)],
-    "multi-arch": [node(f"cp-{i}", CP) for i in range(3)] + [node("worker-0", WORKER), node("worker-1", WORKER),
-                                                              node("worker-arm-0", WORKER, "arm64"),
-                                                              node("worker-arm-1", WORKER, "arm64")],
+    "multi-arch": [node(f"cp-{i}", CP) for i in range(3)]
+    + [node("worker-0", WORKER), node("worker-1", WORKER), node("worker-arm-0", WORKER, "arm64"),
+       node("worker-arm-1", WORKER, "arm64")],
     "no-arch": [node(f"cp-{i}", CP, "") for i in range(3)] + [node(f"worker-{i}", WORKER, "") for i in range(2)],
     "single-worker": [node(f"cp-{i}", CP) for i in range(3)] + [node("worker-0", WORKER)],
 }
@@ -131,8 +131,8 @@ def cases() -> list[tuple[str, str, dict[str, t.Any], dict[str, t.Any], str | No
     add("mediated devices with node specific types", context(), hc({"mediatedDevicesConfiguration": MDEV}))
     add("obsolete CPU models and a minimum", context(), hc({"obsoleteCPUs": {
         "cpuModels": ["Penryn", "Nehalem"], "minCPUModel": "Haswell"}}))
-    add("default CPU model and runtime class", context(), hc({"defaultCPUModel": "Skylake-Server",
-                                                               "defaultRuntimeClass": "kata"}))
+    add("default CPU model and runtime class", context(),
+        hc({"defaultCPUModel": "Skylake-Server", "defaultRuntimeClass": "kata"}))
     add("cert config", context(), hc({"certConfig": {"ca": {"duration": "72h", "renewBefore": "36h"},
                                                      "server": {"duration": "36h", "renewBefore": "18h"}}}))
     for profile in ({"type": "Old", "old": {}}, {"type": "Modern", "modern": {}},
@@ -205,8 +205,8 @@ def cases() -> list[tuple[str, str, dict[str, t.Any], dict[str, t.Any], str | No
     add("deployOVS annotation", context(), hc(annotations={"deployOVS": "true"}))
     add("deployPasstNetworkBinding annotation", context(), hc(annotations={
         "hco.kubevirt.io/deployPasstNetworkBinding": "true"}))
-    add("SMBIOS from the environment", context(env={"SMBIOS": "Family: MyFamily\nManufacturer: Me\nProduct: Box\n"
-                                                           "Sku: S1\nVersion: 2\n"}), hc())
+    smbios = "Family: MyFamily\nManufacturer: Me\nProduct: Box\nSku: S1\nVersion: 2\n"
+    add("SMBIOS from the environment", context(env={"SMBIOS": smbios}), hc())
     add("KVM emulation", context(env={"KVM_EMULATION": "true"}), hc())
     add("machine type from the environment", context(env={"MACHINETYPE": "pc-q35-rhel9.6.0"}), hc())
     # v1 inputs: the grouped API (served from 1.18 on; refused by the schema before).
@@ -239,8 +239,8 @@ def cases() -> list[tuple[str, str, dict[str, t.Any], dict[str, t.Any], str | No
                            "vmiCPUAllocationRatio": 8,
                            "higherWorkloadDensity": {"memoryOvercommitPercentage": 150},
                            "tuningPolicy": "highBurst"},
-        "featureGates": [{"name": "deployKubeSecondaryDNS"}, {"name": "decentralizedLiveMigration",
-                                                             "state": "Disabled"}],
+        "featureGates": [{"name": "deployKubeSecondaryDNS"},
+                         {"name": "decentralizedLiveMigration", "state": "Disabled"}],
     }, version="v1"))
     add("v1: a beta gate disabled and the network-resources-injector off", context(), hc({
         "featureGates": [{"name": "declarativeHotplugVolumes", "state": "Disabled"}, {"name": "incrementalBackup"}],

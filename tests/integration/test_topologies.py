@@ -191,4 +191,3 @@ def test_a_node_provider_in_the_inventory_reaches_the_sriov_checks(tmp_path):
     plain = run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(TOPOLOGIES / "compact-openshift.yml"),
                          "-e", f"site_render_dir={tmp_path / 'plain'}")
     assert "virtual machines (provider)" not in plain.stdout + plain.stderr
-

@@ -287,6 +287,7 @@ def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster
     nodes = _nodes(cluster, errors)
     env = _environment(profile, environment, errors)
     from_v1 = isinstance(hyperconverged, dict) and hyperconverged.get("apiVersion") == v1_input.API_VERSION
+    v1_pruned: list[str] = []
     if from_v1 and not profile.v1_served:
         errors.append(FieldError("apiVersion", f"the {profile.name} profile (HCO {profile.hco_version}) serves "
                                                f"hco.kubevirt.io/v1beta1 only: write the v1beta1 HyperConverged, or "
@@ -304,7 +305,7 @@ def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster
                     namespace=namespace,
                     nodes=tuple(nodes), env=env, cluster=cluster, metadata=metadata, annotations=annotations,
                     hc=hyperconverged if isinstance(hyperconverged, dict) else {}, from_v1=from_v1,
-                    v1_pruned=tuple(v1_pruned) if from_v1 else ())
+                    v1_pruned=tuple(v1_pruned))
 
 
 def _admit(request: _Request, status: t.Mapping[str, t.Any], errors: list[FieldError]
