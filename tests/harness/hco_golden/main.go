@@ -758,7 +758,9 @@ func clusterObjects(c caseContext) []client.Object {
 	version.Status.Desired.Version = "4.20.0"
 	dns := &openshiftconfigv1.DNS{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}}
 	dns.Spec.BaseDomain = c.BaseDomain
-	objects = append(objects, apiServer, infrastructure, network, version, dns)
+	ingress := &openshiftconfigv1.Ingress{ObjectMeta: metav1.ObjectMeta{Name: "cluster"}} // 1.14 reads it
+	ingress.Spec.Domain = "apps." + c.BaseDomain
+	objects = append(objects, apiServer, infrastructure, network, version, dns, ingress)
 	// Monitoring is available on OpenShift: the two CRDs HCO looks for.
 	// OpenShift runs Multus: its NetworkAttachmentDefinition CRD (HCO 1.16 and 1.17 look for it).
 	for _, name := range []string{"prometheusrules.monitoring.coreos.com", "servicemonitors.monitoring.coreos.com",
