@@ -286,19 +286,7 @@ def _request(hyperconverged: t.Any, release: str | None, operation: str, cluster
     namespace = str(cluster.get("namespace") or DEFAULT_NAMESPACE)
     nodes = _nodes(cluster, errors)
     env = _environment(profile, environment, errors)
-    from_v1 = isinstance(hyperconverged, dict) and hyperconverged.get("apiVersion") == v1_input.API_VERSION
-    v1_pruned: list[str] = []
-    if from_v1 and not profile.v1_served:
-        errors.append(FieldError("apiVersion", f"the {profile.name} profile (HCO {profile.hco_version}) serves "
-                                               f"hco.kubevirt.io/v1beta1 only: write the v1beta1 HyperConverged, or "
-                                               f"choose a release that serves v1 (1.18 on)", "input"))
-        from_v1 = False
-        # Refused: nothing of the v1 spec is read as v1beta1 (it would only add problems of the wrong version).
-        hyperconverged = {**hyperconverged, "apiVersion": API_VERSION, "spec": {}}
-    elif from_v1:
-        rules = profile.v1_input
-        hyperconverged, v1_pruned = v1_input.pruned(hyperconverged, rules.get("unknown", ()))
-        hyperconverged = v1_input.to_v1beta1(hyperconverged, bool(rules.get("drops_high_burst")))
+    hyperconverged, from_v1, v1_pruned = v1_input.admitted(hyperconverged, profile, errors)
     # 1.20 refuses a foreign namespace with a ValidatingAdmissionPolicy; older releases in the webhook.
     metadata, annotations = _check_object(hyperconverged, namespace, not profile.webhook["namespace_rule"], errors)
     return _Request(profile=profile, operation=t.cast(t.Any, operation), platform=t.cast(t.Any, platform),

@@ -14,9 +14,12 @@ import copy
 import json
 import typing as t
 
+from .._common.errors import FieldError
 from .conversion import CONVERTED_GATES, V1_ONLY_FIELDS
+from .profile import ReleaseProfile
 
 API_VERSION = "hco.kubevirt.io/v1"
+V1BETA1 = "hco.kubevirt.io/v1beta1"
 
 #: (v1 path under spec, v1beta1 path under spec): plain moves (convertVirtualizationV1ToV1beta1 and its siblings).
 MOVES: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -80,6 +83,23 @@ def _set(target: dict[str, t.Any], path: tuple[str, ...], value: t.Any) -> None:
     for key in path[:-1]:
         target = target.setdefault(key, {})
     target[path[-1]] = copy.deepcopy(value)
+
+
+def admitted(hyperconverged: t.Any, profile: ReleaseProfile,
+             errors: list[FieldError]) -> tuple[t.Any, bool, list[str]]:
+    """(the object the v1beta1 pipeline reads, whether it came as v1, the v1 fields the release pruned). A v1 object
+    under a release that does not serve v1 is refused here (appended to ``errors``) and read with an empty spec:
+    reading its v1 spec as v1beta1 would only add problems of the wrong version."""
+    if not isinstance(hyperconverged, dict) or hyperconverged.get("apiVersion") != API_VERSION:
+        return hyperconverged, False, []
+    if not profile.v1_served:
+        errors.append(FieldError("apiVersion", f"the {profile.name} profile (HCO {profile.hco_version}) serves "
+                                               f"{V1BETA1} only: write the v1beta1 HyperConverged, or choose a "
+                                               f"release that serves v1 (1.18 on)", "input"))
+        return {**hyperconverged, "apiVersion": V1BETA1, "spec": {}}, False, []
+    rules = profile.v1_input
+    kept, dropped = pruned(hyperconverged, rules.get("unknown", ()))
+    return to_v1beta1(kept, bool(rules.get("drops_high_burst"))), True, dropped
 
 
 def pruned(hyperconverged: t.Mapping[str, t.Any], unknown: t.Iterable[str]) -> tuple[dict[str, t.Any], list[str]]:
@@ -148,6 +168,6 @@ def to_v1beta1(hyperconverged: t.Mapping[str, t.Any], drops_high_burst: bool = F
     metadata: dict[str, t.Any] = copy.deepcopy(given_metadata) if isinstance(given_metadata, dict) else {}
     if only:
         metadata.setdefault("annotations", {})[V1_ONLY_FIELDS] = json.dumps(only, separators=(",", ":"))
-    result = {**copy.deepcopy(dict(hyperconverged)), "apiVersion": "hco.kubevirt.io/v1beta1", "metadata": metadata,
+    result = {**copy.deepcopy(dict(hyperconverged)), "apiVersion": V1BETA1, "metadata": metadata,
               "spec": spec}
     return result

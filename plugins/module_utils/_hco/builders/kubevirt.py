@@ -118,14 +118,7 @@ def _network(view: HCView) -> dict[str, t.Any]:
         passt["migration"] = {"method": "link-refresh"}
         passt["computeResourceOverhead"] = {"requests": {"memory": "500Mi"}}
         bindings["passt"] = passt
-    annotated = view.profile.kubevirt.get("passt_annotation_binding")
-    if annotated and view.annotation_true(passt_binding.ANNOTATION):
-        bindings["passt"] = {
-            "networkAttachmentDefinition": passt_binding.NETWORK_ATTACHMENT_DEFINITION,
-            **common.omit_empty({"sidecarImage": view.env.get(annotated["sidecar_image_env"])}),
-            "migration": {},
-            "computeResourceOverhead": {"requests": {"memory": annotated["memory"]}},
-        }
+    bindings.update(passt_binding.kubevirt_binding(view))
     return {"binding": bindings, "defaultNetworkInterface": "masquerade"}
 
 

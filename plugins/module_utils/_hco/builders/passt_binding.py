@@ -30,6 +30,19 @@ def enabled(view: HCView) -> bool:
     return view.annotation_true(ANNOTATION)
 
 
+def kubevirt_binding(view: HCView) -> dict[str, t.Any]:
+    """KubeVirt's ``passt`` network binding that goes with the CNI (HCO v1.18.1, ``passt.NetworkBinding``)."""
+    rules = view.profile.kubevirt.get("passt_annotation_binding")
+    if not rules or not enabled(view):
+        return {}
+    return {"passt": {
+        "networkAttachmentDefinition": NETWORK_ATTACHMENT_DEFINITION,
+        **common.omit_empty({"sidecarImage": view.env.get(rules["sidecar_image_env"])}),
+        "migration": {},
+        "computeResourceOverhead": {"requests": {"memory": rules["memory"]}},
+    }}
+
+
 def build(view: HCView) -> list[dict[str, t.Any]]:
     objects = [_daemonset(view), _network_attachment_definition(view)]
     if view.facts.is_openshift:
