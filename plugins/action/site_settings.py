@@ -15,6 +15,7 @@ from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.bundles import Rendered
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_fleet as fleet
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
@@ -121,6 +122,8 @@ class ActionModule(ControllerAction):
         "nodes_group": {"type": "str"},
         "kubeconfigs": {"type": "list", "elements": "str", "default": ["kubeconfig"],
                         "choices": ["kubeconfig", "admin_kubeconfig"]},
+        "cluster": {"type": "str"},
+        "cluster_nodes": {"type": "list", "elements": "str", "default": []},
     }
 
     def inventory_hosts(self, group: str) -> list[Host]:
@@ -171,8 +174,11 @@ class ActionModule(ControllerAction):
                                 live.running)
         errors += chosen.problems
         values["release"] = chosen.release
+        listed = self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else []
+        errors += fleet.partial_inventory(args["cluster_nodes"], [host.name for host in listed], apply=apply,
+                                          snapshot=bool(values["nodes_snapshot"]))
         inventory, node_problems, node_warnings = nodes_of(
-            self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else [],
+            listed,
             overcommit_percent=values["overcommit_percent"], workload_selector=values["workload_node_selector"],
             live=live.nodes, prefer=values["node_facts"], source=live.source)
         hosts = plain(args["nodes"]) + inventory
@@ -186,9 +192,14 @@ class ActionModule(ControllerAction):
         operators = render_operators(values, plan, errors) if not apply else Rendered((), (), (), ())
         errors += operators.problems
         sources = site_values.effective_sources(settings)
+        cluster = args["cluster"]
+        root = values["render_dir"] or os.path.join(cwd, "rendered")
+        gitops, gitops_problems = fleet.repository(root, values, cwd) if cluster and not apply else ({}, [])
+        errors += gitops_problems
         if errors:
+            whose = f"cluster {cluster}'s inventory, nothing done in it" if cluster else "the site's inventory, nothing done"
             return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
-                    "msg": f"{len(errors)} problem(s) in the site's inventory, nothing done: " + "; ".join(errors)}
+                    "msg": f"{len(errors)} problem(s) in {whose}: " + "; ".join(errors)}
         rendered_for, rendered_why = render_mode(values)
         config = {**values, "apply": apply, "mode_reason": reason, "credential": found, "removal_kept": kept,
                   "operator_names": dict(site_operators.SITE_NAMES),
@@ -196,7 +207,10 @@ class ActionModule(ControllerAction):
                   "nodes_from": live.source or "the inventory", "release_source": chosen.source,
                   # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.
                   "removal_spec": removal_spec if values["state"] == "absent" else None,
-                  "output": values["render_dir"] or os.path.join(cwd, "rendered"), "given": sorted(settings.given),
+                  "output": fleet.output(root, cluster),
+                  "fleet": {"cluster": cluster, "root": root, "repository": gitops,
+                            "destination": values["argocd_cluster"] or cluster} if cluster else None,
+                  "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.
         origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]

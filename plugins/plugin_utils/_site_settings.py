@@ -131,6 +131,19 @@ SETTINGS: tuple[Setting, ...] = (
             "writes a folder per stage (00-namespaces, 01-operators, 02-instances, 03-prerequisites, 04-kubevirt, "
             "05-presets), each with its kustomization.yaml, for a GitOps controller that orders by path (a Flux "
             "Kustomization per folder, each depending on the one before).", choices=("flat", "stages")),
+    Setting("site_gitops_repo_url", "str", "", "Render mode in a fleet: the Git repository Argo CD syncs the trees "
+            "from, for the fleet's ApplicationSet (default: the origin remote of the Git work tree that holds the "
+            "render; without either, no ApplicationSet is written).", survey=False),
+    Setting("site_gitops_revision", "str", "HEAD", "Render mode in a fleet: the revision the ApplicationSet's "
+            "Applications sync.", survey=False),
+    Setting("site_gitops_path", "str", "", "Render mode in a fleet: where site_render_dir sits in the repository "
+            "(default: its path in the Git work tree that holds it, else below the directory ansible-playbook runs "
+            "in).", survey=False),
+    Setting("site_argocd_cluster", "str", "", "Render mode in a fleet: the name Argo CD knows this cluster by (its "
+            "cluster Secret's name), the destination of its Application (default: the cluster's name in the fleet).",
+            survey=False),
+    Setting("site_argocd_project", "str", "default", "Render mode in a fleet: the Argo CD project of the "
+            "Applications.", survey=False),
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
@@ -247,6 +260,11 @@ LABELS = {
     "site_render_dir": "Output directory of render mode",
     "site_sync_waves": "Argo CD sync waves in the rendered tree",
     "site_render_layout": "Rendered tree's layout (flat, or a folder per stage)",
+    "site_gitops_repo_url": "Git repository of the fleet's trees",
+    "site_gitops_revision": "Git revision the fleet's Applications sync",
+    "site_gitops_path": "Path of the render directory in the repository",
+    "site_argocd_cluster": "Argo CD's name of this cluster",
+    "site_argocd_project": "Argo CD project of the fleet's Applications",
     "site_platform": "Platform",
     "site_platform_version": "Kubernetes or OpenShift version",
     "site_release": "HCO release whose defaults are computed",
@@ -305,5 +323,5 @@ INTERNAL = frozenset({
     "site_account_read", "site_account_written", "site_cluster", "site_config", "site_expanded", "site_failed",
     "site_hyperconverged", "site_kubevirt", "site_kubevirt_rendered", "site_missing", "site_nodes", "site_plan",
     "site_plan_kubeconfigs", "site_prereqs", "site_reads", "site_render", "site_run_mode", "site_settings",
-    "site_unchecked", "site_workload", "site_written",
+    "site_unchecked", "site_workload", "site_written", "site_summary", "site_batch_config",
 })

@@ -112,6 +112,14 @@ def read(kubeconfig: str | dict[str, t.Any] | None, context: str | None) -> Endp
     return _endpoint(cluster, user, where).but(context=name, source=f"{named_as}, context {name}")
 
 
+def contexts(kubeconfig: str) -> list[str]:
+    """Every context the kubeconfig file(s) name, merged as read() merges them (a fleet's clusters)."""
+    files = [os.path.expanduser(p) for p in kubeconfig.split(os.pathsep) if p]
+    loaded = [(_load(path), os.path.dirname(os.path.abspath(path)), path) for path in files]
+    named, _current = _merge(loaded)
+    return sorted(named["contexts"])
+
+
 def _load(path: str) -> dict[str, t.Any]:
     if IMPORT_ERROR is not None:
         raise KubeconfigError(f"cannot read kubeconfig {path}: PyYAML is not installed ({IMPORT_ERROR})")
