@@ -30,21 +30,21 @@ options:
     required: true
     choices: [virtinfra.hyperconverged.fleet]
   clusters_dir:
-    description: The folder that holds a folder per cluster, relative to this file. Not read when it does not exist
-      and O(kubeconfig) is set.
-    type: path
+    description: The folder that holds a folder per cluster, relative to this file (not to the directory Ansible runs
+      in). Not read when it does not exist and O(kubeconfig) is set.
+    type: str
     default: clusters
   kubeconfig:
     description: A kubeconfig whose contexts are clusters of the fleet (several files separated by V(:) are merged
       as kubectl merges them), relative to this file.
-    type: path
+    type: str
   contexts:
     description: The contexts of O(kubeconfig) that are clusters (default every context).
     type: list
     elements: str
     default: []
 notes:
-  - Each cluster host gets C(ansible_connection=local), C(fleet_cluster) (its name), C(fleet_nodes_group),
+  - C(kubevirt_clusters) gets C(fleet_source) (this file). Each cluster host gets C(ansible_connection=local), C(fleet_cluster) (its name), C(fleet_nodes_group),
     C(fleet_nodes) (its nodes' names) and C(fleet_clusters) (every cluster's name); each node C(fleet_cluster). The
     site playbook reads them to plan a cluster from its own nodes and to know whether a run holds the whole fleet (a
     sliced AWX job or C(--limit) does not).
@@ -109,6 +109,9 @@ class InventoryModule(BaseInventoryPlugin):
             raise AnsibleParserError(f"{path}: {len(fleet.problems)} problem(s) in the fleet, no cluster listed: "
                                      + "; ".join(fleet.problems))
         self.inventory.add_group(fleet_inventory.CLUSTERS_GROUP)
+        # A group with a variable is kept by an AWX slice that holds none of its hosts (Inventory.get_script_data
+        # drops a group with neither hosts nor variables): the site then knows it runs a fleet, not one cluster.
+        self.inventory.set_variable(fleet_inventory.CLUSTERS_GROUP, "fleet_source", os.path.abspath(path))
         self.inventory.add_group(fleet_inventory.NODES_GROUP)
         for host in fleet_inventory.hosts(fleet):
             for group in host["groups"]:

@@ -168,8 +168,9 @@ def hosts(of: Fleet) -> list[dict[str, t.Any]]:
         group = nodes_group(cluster.name)
         members = [node for node, _facts in cluster.nodes]
         listed.append({"name": cluster.name, "groups": [CLUSTERS_GROUP], "vars": {
+            # Local: the site's tasks there are the collection's controller-side actions (no module, no
+            # interpreter).
             **cluster.variables, "ansible_connection": "local",
-            "ansible_python_interpreter": "{{ ansible_playbook_python }}",
             "fleet_cluster": cluster.name, "fleet_nodes_group": group, "fleet_nodes": members,
             "fleet_clusters": names}})
         for node, facts in cluster.nodes:

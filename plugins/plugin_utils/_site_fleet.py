@@ -5,7 +5,7 @@
 the host play prepares, and the fleet's summary from what each cluster's run left. PRIVATE; no Ansible imports.
 
 A run may hold part of a fleet: AWX job slicing gives each slice every n-th host of the inventory sorted by name
-(awx/main/models/inventory.py, Inventory.get_sliced_hosts), groups and all, so a slice can hold a cluster with only
+(ansible/awx 24.6.1, awx/main/models/inventory.py, Inventory.get_script_data), groups and all, so a slice can hold a cluster with only
 some of its nodes, or nodes without their cluster. A cluster is planned from the whole of itself or not at all.
 """
 
@@ -20,6 +20,9 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list
 
 CLUSTERS_FOLDER = "clusters"
+# A cluster's outcome, as the fleet's summary counts them, in that order.
+STATES = {"done": "done", "failed": "failed", "refused": "refused", "stopped": "stopped",
+          "absent": "not in this run"}
 
 
 def output(root: str, cluster: str | None) -> str:
@@ -132,7 +135,7 @@ def report(outcomes: t.Sequence[Outcome], strays: t.Sequence[str]) -> tuple[list
         state, line = _line(outcome)
         states.setdefault(state, []).append(outcome.name)
         lines.append(line)
-    counts = ", ".join(f"{len(names)} {state}" for state, names in sorted(states.items()))
+    counts = ", ".join(f"{len(states[state])} {STATES[state]}" for state in STATES if state in states)
     head = f"fleet: {len(outcomes)} cluster(s): {counts}"
     if strays:
         lines.append(f"nodes not prepared: {node_list(sorted(strays))}: their cluster is not in this run (a sliced "
