@@ -11,6 +11,7 @@ _ = types.SimpleNamespace()
 _.ActionModule, _.FilterModule, _.InventoryModule, _.ModuleDocFragment
 _.DOCUMENTATION, _.EXAMPLES, _.RETURN, _.NAME
 _.filters, _.verify_file, _.parse
+_.trusted_by_default   # ansible-core 2.19+ reads it: the fleet inventory's templates are the user's own
 _.TRANSFERS_FILES   # ansible.plugins.action.ActionBase reads it
 _.CALL              # a doc fragment's section: virtinfra.hyperconverged.k8s_auth.call
 # decimal.Context's precision, set in a local context.

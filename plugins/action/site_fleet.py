@@ -50,8 +50,8 @@ class ActionModule(ControllerAction):
                   for name, config in configs}
         if len(set(shared.values())) > 1:
             said = "; ".join(f"{name}: {value}" for name, value in shared.items())
-            return [f"gitops files not written: the clusters disagree on site_render_dir or site_gitops_* (set them "
-                    f"once for the fleet, in group_vars/kubevirt_clusters.yml): {said}"]
+            return [(f"gitops files not written: the clusters disagree on site_render_dir or site_gitops_* (set them "
+                    f"once for the fleet, in group_vars/kubevirt_clusters.yml): {said}")]
         first = configs[0][1]["fleet"]
         root = first["root"]
         repository = gitops.Repository(**first["repository"])

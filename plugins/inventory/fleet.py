@@ -44,11 +44,11 @@ options:
     elements: str
     default: []
 notes:
-  - C(kubevirt_clusters) gets C(fleet_source) (this file). Each cluster host gets C(ansible_connection=local), C(fleet_cluster) (its name), C(fleet_nodes_group),
-    C(fleet_nodes) (its nodes' names) and C(fleet_clusters) (every cluster's name); each node C(fleet_cluster). The
-    site playbook reads them to plan a cluster from its own nodes and to know whether a run holds the whole fleet (a
-    sliced AWX job or C(--limit) does not).
-  - The nodes of a cluster can come from the cluster instead, with one M(virtinfra.hyperconverged.nodes) inventory
+  - C(kubevirt_clusters) gets C(fleet_source) (this file). Each cluster host gets C(ansible_connection=local),
+    C(fleet_cluster) (its name), C(fleet_nodes_group), C(fleet_nodes) (its nodes' names) and C(fleet_clusters)
+    (every cluster's name); each node C(fleet_cluster). The site playbook reads them to plan a cluster from its own
+    nodes and to know whether a run holds the whole fleet (a sliced AWX job or C(--limit) does not).
+  - The nodes of a cluster can come from the cluster instead, with one P(virtinfra.hyperconverged.nodes#inventory) inventory
     source per cluster (its O(virtinfra.hyperconverged.nodes#inventory:cluster) option).
 seealso:
   - plugin: virtinfra.hyperconverged.nodes

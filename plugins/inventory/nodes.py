@@ -117,6 +117,14 @@ options:
         C(infra_nodes). Empty (the site's default) - the control-plane Nodes.
     type: dict
     default: {}
+  cluster:
+    description:
+      - In a fleet (see the P(virtinfra.hyperconverged.fleet#inventory) inventory), the name of the cluster these
+        Nodes belong to. Each host also goes into that cluster's nodes group (C(<cluster>_nodes), a C(-) becoming
+        C(_)) and gets C(fleet_cluster), so the site plans each cluster from its own Nodes; one inventory source per
+        cluster (a kubeconfig context or an AWX Kubernetes credential each) lists the whole fleet's nodes.
+      - A Node name is a host name, so two clusters with a Node of the same name cannot share one inventory.
+    type: str
   workload_node_selector:
     description: The labels of the nodes that run VMs, as the site's C(site_workload_node_selector); its Nodes make
       C(workload_nodes).
@@ -131,6 +139,13 @@ notes:
 """
 
 EXAMPLES = r"""
+# inventory/east.nodes.yml: in a fleet, cluster east's Nodes into east_nodes (one such file per cluster)
+plugin: virtinfra.hyperconverged.nodes
+kubeconfig: ~/.kube/fleet
+context: east
+cluster: east
+
+---
 # inventory/cluster.nodes.yml: the site's nodes from the cluster AWX's Kubernetes credential reaches
 plugin: virtinfra.hyperconverged.nodes
 workload_node_selector:
@@ -165,6 +180,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.modu
     connect,
     typed,
 )
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._fleet_inventory import nodes_group
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._inventory_nodes import GROUPS, hosts_of
 
 CONNECTION_OPTIONS = ("kubeconfig", "context", "host", "api_key", "validate_certs", "ca_cert", "client_cert",
@@ -235,11 +251,18 @@ class InventoryModule(BaseInventoryPlugin, Constructable, Cacheable):
         for child in GROUPS[1:]:
             self.inventory.add_child(GROUPS[0], child)
         strict = self.get_option("strict")
+        cluster = self.get_option("cluster")
+        cluster_group = nodes_group(cluster) if cluster else None
+        if cluster_group:
+            self.inventory.add_group(cluster_group)
         for host in hosts:
             name = host["name"]
             self.inventory.add_host(name)
             for group in host["groups"]:
                 self.inventory.add_child(group, name)
+            if cluster_group:
+                self.inventory.add_child(cluster_group, name)
+                self.inventory.set_variable(name, "fleet_cluster", cluster)
             for variable, value in host["vars"].items():
                 self.inventory.set_variable(name, variable, value)
             variables = self.inventory.get_host(name).get_vars()

@@ -13,7 +13,7 @@ author:
   - virtinfra.hyperconverged contributors (@virtinfra)
 description:
   - Runs on the controller, as the site playbook's last task in a fleet (the hosts of C(kubevirt_clusters), see the
-    P(virtinfra.hyperconverged.fleet#inventory) inventory). Takes no options: it reads what each cluster's run
+    P(virtinfra.hyperconverged.fleet#inventory) inventory). Takes no options; it reads what each cluster's run
     registered (C(site_settings), C(site_summary), C(site_failed)) from C(hostvars).
   - Says, for every cluster of the fleet, whether it was configured or rendered (with its summary's first line and
     release profile), refused before any write (with every problem), failed (with where it stopped and how to

@@ -34,13 +34,13 @@ class Cluster:
     # Where it was defined, as problems name it (a folder, a kubeconfig's context).
     source: str
     variables: t.Mapping[str, t.Any]
-    nodes: t.Tuple[t.Tuple[str, t.Mapping[str, t.Any]], ...] = ()
+    nodes: tuple[tuple[str, t.Mapping[str, t.Any]], ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
 class Fleet:
-    clusters: t.Tuple[Cluster, ...]
-    problems: t.Tuple[str, ...]
+    clusters: tuple[Cluster, ...]
+    problems: tuple[str, ...]
 
 
 def nodes_group(cluster: str) -> str:

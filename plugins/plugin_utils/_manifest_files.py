@@ -196,5 +196,7 @@ def apply(written: Plan) -> None:
             (written.directory / folder).rmdir()
     owned = _read_index(written.directory)[0]
     files = sorted({*written.contents, *(owned - written.contents.keys() - set(written.remove))})
-    _atomic_write(written.directory / INDEX_NAME,
-                  json.dumps({"written_by": INDEX_OWNER, "files": files}, indent=2) + "\n")
+    index = json.dumps({"written_by": INDEX_OWNER, "files": files}, indent=2) + "\n"
+    path = written.directory / INDEX_NAME
+    if not path.is_file() or path.read_text(encoding="utf-8") != index:   # nothing rewritten when nothing changed
+        _atomic_write(path, index)

@@ -62,9 +62,9 @@ def repository(root: str, values: t.Mapping[str, t.Any], cwd: str) -> tuple[dict
         base = top or cwd
         relative = os.path.relpath(os.path.abspath(root), base)
         if relative.startswith(".."):
-            return {}, [f"site_gitops_path: the render directory {root} is neither in a Git work tree nor below the "
+            return {}, [(f"site_gitops_path: the render directory {root} is neither in a Git work tree nor below the "
                         f"directory ansible-playbook runs in ({cwd}): set site_gitops_path to where it sits in the "
-                        "repository"]
+                        "repository")]
         path = "" if relative == "." else relative.replace(os.sep, "/")
     url = values["gitops_repo_url"] or (_origin(top) if top else "")
     return {"url": url, "revision": values["gitops_revision"], "path": path,
@@ -79,10 +79,10 @@ def partial_inventory(expected: t.Sequence[str], present: t.Sequence[str], *, ap
     missing = sorted(set(expected) - set(present))
     if not missing or apply or snapshot:
         return []
-    return [f"fleet_nodes: this run's inventory holds {len(expected) - len(missing)} of the cluster's "
+    return [(f"fleet_nodes: this run's inventory holds {len(expected) - len(missing)} of the cluster's "
             f"{len(expected)} nodes ({node_list(missing)} missing: a sliced AWX job, or an inventory source that "
             "failed); a render from part of them would plan a smaller cluster: render without slicing, or set "
-            "site_nodes_snapshot to plan from the cluster's Nodes"]
+            "site_nodes_snapshot to plan from the cluster's Nodes")]
 
 
 def cluster_of(host_vars: t.Mapping[str, t.Any]) -> str:

@@ -68,9 +68,10 @@ def planes(tmp_path_factory):
                for name, (topology, _release) in FLEET.items()}
 
 
-def write_fleet(root: pathlib.Path, planes: dict) -> pathlib.Path:
+def write_fleet(root: pathlib.Path, planes: dict | None) -> pathlib.Path:
     """The fleet inventory: fleet.yml, a folder per cluster with its topology's settings (cluster.yml), its nodes
-    and their facts (nodes.yml) and its kubeconfig, and one setting for the whole fleet."""
+    and their facts (nodes.yml) and its kubeconfig (without ``planes``, none: render mode), and one setting for the
+    whole fleet."""
     root.mkdir(parents=True)
     (root / "fleet.yml").write_text("plugin: virtinfra.hyperconverged.fleet\n")
     (root / "group_vars").mkdir()
@@ -83,8 +84,12 @@ def write_fleet(root: pathlib.Path, planes: dict) -> pathlib.Path:
         if release:
             settings["site_release"] = release
         (folder / "cluster.yml").write_text(yaml.safe_dump(settings))
-        (folder / "kubeconfig").write_text(planes[name].kubeconfig.read_text())
-        hosts = {node["metadata"]["name"]: {"node_labels": node["metadata"]["labels"]}
+        if planes:
+            (folder / "kubeconfig").write_text(planes[name].kubeconfig.read_text())
+        # The facts as `kubectl get node -o yaml` gives them (memory as the kubelet reports it).
+        hosts = {node["metadata"]["name"]: {"node_labels": node["metadata"]["labels"],
+                                            "node_memory": node["status"]["capacity"]["memory"],
+                                            "node_taints": node["spec"].get("taints") or []}
                  for node in cluster_nodes(name, topology)}
         (folder / "nodes.yml").write_text(yaml.safe_dump({"hosts": hosts}))
     return root / "fleet.yml"

@@ -33,6 +33,13 @@ def test_one_file_per_object_with_an_index_and_no_change_on_a_rerun(tmp_path):
     assert not again.changed and again.unchanged == plan.write
 
 
+def test_a_rerun_with_nothing_changed_rewrites_no_file_not_even_the_index(tmp_path):
+    write(tmp_path, [cm("a")])
+    before = {path.name: path.stat().st_ino for path in tmp_path.iterdir()}
+    write(tmp_path, [cm("a")])   # an atomic write replaces the inode: an unchanged inode is an untouched file
+    assert {path.name: path.stat().st_ino for path in tmp_path.iterdir()} == before
+
+
 def test_multiline_strings_are_block_scalars_and_keys_sorted(tmp_path):
     text = manifest_files.to_yaml({"b": 1, "a": {"script": "line one\nline two\n"}})
     assert text == "a:\n  script: |\n    line one\n    line two\nb: 1\n"
