@@ -52,6 +52,10 @@ class ActionModule(ControllerAction):
             said = "; ".join(f"{name}: {value}" for name, value in shared.items())
             return [(f"gitops files not written: the clusters disagree on site_render_dir or site_gitops_* (set them "
                     f"once for the fleet, in group_vars/kubevirt_clusters.yml): {said}")]
+        unknown = [name for name, config in configs if not config["fleet"]["repository"]]
+        if unknown:
+            return [f"gitops files not written: where the render sits in its repository is not known (site_gitops_path;"
+                    f" the plan of {', '.join(unknown)} says why)"]
         first = configs[0][1]["fleet"]
         root = first["root"]
         repository = gitops.Repository(**first["repository"])
@@ -69,9 +73,9 @@ class ActionModule(ControllerAction):
         if flat:
             lines.append(f"gitops: no Flux chain for {', '.join(flat)}: a flat tree is applied in one pass (Argo CD "
                          "orders it by sync waves); site_render_layout: stages gives Flux a Kustomization per stage")
-        for folder, objects, folders in (("argocd", argocd, []), ("flux", [obj for _n, obj in flux],
-                                                                 [name for name, _obj in flux])):
-            lines.append(self._write(os.path.join(root, folder), objects, folders, result))
+        lines.append(self._write(os.path.join(root, "argocd"), argocd, [], result))
+        lines.append(self._write(os.path.join(root, "flux"), [obj for _name, obj in flux],
+                                 [name for name, _obj in flux], result))
         return lines
 
     def _write(self, dest: str, objects: list[dict[str, t.Any]], folders: list[str], result: dict[str, t.Any]) -> str:

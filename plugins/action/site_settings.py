@@ -145,6 +145,15 @@ class ActionModule(ControllerAction):
             hosts.append(Host(host, facts))
         return hosts
 
+    def fleet_warnings(self) -> list[str]:
+        """What the fleet's clusters disagree on that one play of the run applies to all (their variables as
+        stored: a cluster whose value is a template is compared as written)."""
+        task_vars = self._task_vars or {}
+        clusters = (task_vars.get("groups") or {}).get("kubevirt_clusters") or []
+        stored = {name: task_vars["hostvars"].raw_get(name) for name in clusters}
+        return fleet.rollout_warnings({name: {key: value for key, value in found.items() if key in fleet.ROLLOUT}
+                                       for name, found in stored.items()})
+
     def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
         # One pass, longer than most, on purpose: each check's problems decide what the next one checks (a refused
         # setting is planned with its default, and what depends on it is not reported again); the steps themselves
@@ -194,8 +203,8 @@ class ActionModule(ControllerAction):
         sources = site_values.effective_sources(settings)
         cluster = args["cluster"]
         root = values["render_dir"] or os.path.join(cwd, "rendered")
-        gitops, gitops_problems = fleet.repository(root, values, cwd) if cluster and not apply else ({}, [])
-        errors += gitops_problems
+        # Where the fleet's GitOps files point (render mode in a fleet); unknown, they are not written, and said.
+        gitops, gitops_warnings = fleet.repository(root, values, cwd) if cluster and not apply else ({}, [])
         if errors:
             whose = f"cluster {cluster}'s inventory, nothing done in it" if cluster else "the site's inventory, nothing done"
             return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
@@ -228,7 +237,8 @@ class ActionModule(ControllerAction):
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = live.requests
-        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings]
+        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *gitops_warnings,
+                    *(self.fleet_warnings() if cluster and apply else [])]
         if warnings:
             result["warnings"] = warnings
         return result

@@ -30,8 +30,11 @@ options:
     required: true
     choices: [virtinfra.hyperconverged.fleet]
   clusters_dir:
-    description: The folder that holds a folder per cluster, relative to this file (not to the directory Ansible runs
-      in). Not read when it does not exist and O(kubeconfig) is set.
+    description:
+      - The folder that holds a folder per cluster, relative to this file (not to the directory Ansible runs in). Not
+        read when it does not exist and O(kubeconfig) is set.
+      - Keep it outside a directory given to C(-i), whose every file Ansible reads as an inventory (C(../clusters)
+        beside an C(inventory/) directory).
     type: str
     default: clusters
   kubeconfig:
@@ -56,8 +59,9 @@ seealso:
 """
 
 EXAMPLES = r"""
-# inventory/fleet.yml, beside inventory/clusters/<name>/ and inventory/group_vars/kubevirt_clusters.yml
+# inventory/fleet.yml, beside inventory/group_vars/kubevirt_clusters.yml; a folder per cluster in clusters/
 plugin: virtinfra.hyperconverged.fleet
+clusters_dir: ../clusters
 
 ---
 # Every context of a kubeconfig is a cluster; a folder of the same name adds its settings and nodes

@@ -51,12 +51,9 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: The fleet
-  hosts: localhost
-  gather_facts: false
-  tasks:
-    - name: Each cluster's outcome, and the fleet's GitOps files
-      virtinfra.hyperconverged.site_fleet:
+# The site playbook's last task, on localhost, after every cluster's plays
+- name: Each cluster's outcome, and the fleet's GitOps files
+  virtinfra.hyperconverged.site_fleet:
 """
 
 RETURN = r"""
@@ -76,4 +73,3 @@ removed:
   type: list
   elements: str
 """
-

@@ -54,17 +54,18 @@ def _origin(top: str) -> str:
 
 
 def repository(root: str, values: t.Mapping[str, t.Any], cwd: str) -> tuple[dict[str, str], list[str]]:
-    """Where a fleet's render root sits in its repository, for its GitOps files (site_gitops_*), and the problem
-    when that cannot be known."""
+    """Where a fleet's render root sits in its repository, for its GitOps files (site_gitops_*); when that cannot
+    be known, nothing and the warning that says so (the trees are rendered; the files that point at them are not)."""
     top = _work_tree(root)
     path = str(values["gitops_path"]).strip("/")
     if not path:
         base = top or cwd
         relative = os.path.relpath(os.path.abspath(root), base)
         if relative.startswith(".."):
-            return {}, [(f"site_gitops_path: the render directory {root} is neither in a Git work tree nor below the "
-                        f"directory ansible-playbook runs in ({cwd}): set site_gitops_path to where it sits in the "
-                        "repository")]
+            warning = (f"site_gitops_path: the render directory {root} is neither in a Git work tree nor below the "
+                       f"directory ansible-playbook runs in ({cwd}), so the fleet's ApplicationSet and Flux chains, "
+                       "which name its path in the repository, are not written: set site_gitops_path to it")
+            return {}, [warning]
         path = "" if relative == "." else relative.replace(os.sep, "/")
     url = values["gitops_repo_url"] or (_origin(top) if top else "")
     return {"url": url, "revision": values["gitops_revision"], "path": path,
@@ -79,10 +80,28 @@ def partial_inventory(expected: t.Sequence[str], present: t.Sequence[str], *, ap
     missing = sorted(set(expected) - set(present))
     if not missing or apply or snapshot:
         return []
-    return [(f"fleet_nodes: this run's inventory holds {len(expected) - len(missing)} of the cluster's "
-            f"{len(expected)} nodes ({node_list(missing)} missing: a sliced AWX job, or an inventory source that "
-            "failed); a render from part of them would plan a smaller cluster: render without slicing, or set "
-            "site_nodes_snapshot to plan from the cluster's Nodes")]
+    problem = (f"fleet_nodes: this run's inventory holds {len(expected) - len(missing)} of the cluster's "
+               f"{len(expected)} nodes ({node_list(missing)} missing: a sliced AWX job, or an inventory source that "
+               "failed); a render from part of them would plan a smaller cluster: render without slicing, or set "
+               "site_nodes_snapshot to plan from the cluster's Nodes")
+    return [problem]
+
+
+# The host play's settings: one play rolls every cluster's nodes, with the first planned cluster's values.
+ROLLOUT = {"site_node_batch": "100%", "site_node_max_fail_percentage": 0}
+
+
+def rollout_warnings(settings: t.Mapping[str, t.Mapping[str, t.Any]]) -> list[str]:
+    """A warning for each host-play setting the fleet's clusters (their variables by name) do not agree on."""
+    warnings = []
+    for name, default in ROLLOUT.items():
+        values = {cluster: str(given.get(name, default)) for cluster, given in sorted(settings.items())}
+        if len(set(values.values())) > 1:
+            said = ", ".join(f"{cluster}: {value}" for cluster, value in values.items())
+            warnings.append(f"{name}: the fleet's clusters set different values ({said}); one host play prepares "
+                            "every cluster's nodes, with the first cluster's value: set it once for the fleet "
+                            "(group_vars/kubevirt_clusters.yml)")
+    return warnings
 
 
 def cluster_of(host_vars: t.Mapping[str, t.Any]) -> str:
@@ -129,6 +148,8 @@ def _line(outcome: Outcome) -> tuple[str, str]:
 
 def report(outcomes: t.Sequence[Outcome], strays: t.Sequence[str]) -> tuple[list[str], bool]:
     """The fleet's summary lines, and whether every cluster of the fleet was in the run and done."""
+    if not outcomes:
+        return ["fleet: no cluster (the inventory has no host in kubevirt_clusters)"], False
     states: dict[str, list[str]] = {}
     lines = []
     for outcome in outcomes:

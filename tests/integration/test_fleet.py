@@ -64,7 +64,7 @@ def cluster_nodes(name: str, topology: str) -> list[dict]:
 def planes(tmp_path_factory):
     with contextlib.ExitStack() as stack:
         yield {name: stack.enter_context(_running_control_plane(tmp_path_factory, controllers=True,
-                                                                 nodes=cluster_nodes(name, topology)))
+                                                                nodes=cluster_nodes(name, topology)))
                for name, (topology, _release) in FLEET.items()}
 
 

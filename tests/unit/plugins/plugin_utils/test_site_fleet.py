@@ -33,6 +33,7 @@ def test_the_tree_path_comes_from_the_work_tree_and_its_origin_without_the_crede
                      "project": "default"}
     outside, problems = site_fleet.repository("/srv/render", VALUES, str(tmp_path))
     assert outside == {} and problems[0].startswith("site_gitops_path: the render directory /srv/render is neither")
+    assert "are not written: set site_gitops_path to it" in problems[0]
     given, problems = site_fleet.repository("/srv/render", {**VALUES, "gitops_path": "/virt/",
                                                             "gitops_repo_url": "ssh://git@example.com/f"}, "/x")
     assert problems == [] and given["path"] == "virt" and given["url"] == "ssh://git@example.com/f"
@@ -64,15 +65,22 @@ def test_the_fleet_summary_names_every_cluster_by_its_outcome():
     assert lines == [
         "fleet: 5 cluster(s): 1 done, 1 failed, 1 refused, 1 stopped, 1 not in this run",
         ("a: apply mode (hco): 3 prerequisite and 1 KubeVirt object(s) changed - a credential is set; release profile: "
-        "1.18 (HCO 1.18.1), from the cluster"),
+         "1.18 (HCO 1.18.1), from the cluster"),
         "b: refused before any write, 2 problem(s): site_release: x; site_mode: y",
         ("c: apply mode (hco): 3 prerequisite and 1 KubeVirt object(s) changed - a credential is set; release profile: "
-        "1.18 (HCO 1.18.1), from the cluster; FAILED: KubeVirt: forbidden - its summary says what was written; run "
-        "again with --limit c to resume (its lock and apply sets are its own)"),
+         "1.18 (HCO 1.18.1), from the cluster; FAILED: KubeVirt: forbidden - its summary says what was written; run "
+         "again with --limit c to resume (its lock and apply sets are its own)"),
         "d: not in this run (a sliced job or --limit): nothing done there",
         "e: planned; stopped before its cluster side (see its host play)",
         ("nodes not prepared: d-w1, d-w2: their cluster is not in this run (a sliced job holds only some hosts: "
-        "slice by cluster - see the fleet guide)"),
+         "slice by cluster - see the fleet guide)"),
     ]
     assert site_fleet.report(outcomes[:1], []) == (["fleet: 1 cluster(s): 1 done", lines[1]], True)
+    assert site_fleet.report([], []) == (["fleet: no cluster (the inventory has no host in kubevirt_clusters)"], False)
     assert site_fleet.output("/r", "east") == "/r/clusters/east" and site_fleet.output("/r", None) == "/r"
+
+
+def test_host_play_settings_the_clusters_disagree_on_are_named():
+    assert site_fleet.rollout_warnings({"a": {}, "b": {"site_node_batch": "100%"}}) == []
+    [warning] = site_fleet.rollout_warnings({"a": {"site_node_batch": 2}, "b": {}})
+    assert warning.startswith("site_node_batch: the fleet's clusters set different values (a: 2, b: 100%)")
