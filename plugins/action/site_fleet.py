@@ -54,8 +54,9 @@ class ActionModule(ControllerAction):
                     f"once for the fleet, in group_vars/kubevirt_clusters.yml): {said}")]
         unknown = [name for name, config in configs if not config["fleet"]["repository"]]
         if unknown:
-            return [f"gitops files not written: where the render sits in its repository is not known (site_gitops_path;"
-                    f" the plan of {', '.join(unknown)} says why)"]
+            said = (f"gitops files not written: where the render sits in its repository is not known "
+                    f"(site_gitops_path; the plan of {', '.join(unknown)} says why)")
+            return [said]
         first = configs[0][1]["fleet"]
         root = first["root"]
         repository = gitops.Repository(**first["repository"])
