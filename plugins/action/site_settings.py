@@ -15,6 +15,8 @@ from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.bundles import Rendered
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_alerts as site_alerts
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_descheduler as site_descheduler
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_fleet as fleet
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
@@ -103,17 +105,36 @@ def render_operators(values: t.Mapping[str, t.Any], plan: t.Any, errors: t.Seque
     return site_operators.rendered(values, plan.hyperconverged or {}, site_objects(plan), fetch)
 
 
-def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered) -> dict[str, t.Any]:
+def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered,
+                descheduler: t.Mapping[str, t.Any] | None) -> dict[str, t.Any]:
     """What render mode writes: every object the cluster side would write in render_mode's mode, by stage, with the
-    sync waves unless site_sync_waves is false; in the stages layout, each object's folder and every stage's."""
+    sync waves unless site_sync_waves is false; in the stages layout, each object's folder and every stage's. The
+    KubeDescheduler (site_descheduler) is an operator's instance, as kubernetes-nmstate's NMState is."""
     kubevirt = [plan.expanded["hyperconverged"]] if render_mode(values)[0] == "hco" else list(plan.render["operands"])
-    placed = tree([("operators", operators.operators), ("instances", operators.instances),
+    instances = [*operators.instances, *([descheduler] if descheduler else [])]
+    placed = tree([("operators", operators.operators), ("instances", instances),
                    ("prerequisites", plan.prereqs["objects"]), ("kubevirt", kubevirt),
                    ("presets", plan.expanded.get("objects") or [])], annotate=values["sync_waves"])
     stages = values["render_layout"] == "stages"
     return {"objects": [obj for _stage, obj in placed],
             "folders": [FOLDERS[stage] for stage, _obj in placed] if stages else [],
             "kustomized": list(FOLDERS.values()) if stages else []}
+
+
+def predicted_alerts(values: t.Mapping[str, t.Any], plan: t.Any, hosts: t.Sequence[t.Mapping[str, t.Any]], live: t.Any,
+                     apply: bool) -> list[str]:
+    """The HCO alerts this configuration will raise (_site_alerts), in the mode the cluster side will run: hco where
+    site_mode says so, or with auto where HCO runs (apply mode) or is installed (through OLM)."""
+    running_hco = bool(live.running and live.running.component == "HCO")
+    hco_mode = values["mode"] == "hco" or (values["mode"] == "auto" and (
+        running_hco if apply else values["operators_source"] == "olm"))
+    # The site's own wasp-agent (before 1.16), in the namespace the node prerequisites give it.
+    wasp = (plan.prereqs.get("swap") or {}).get("mechanism") == "wasp-agent"
+    return site_alerts.predict(release=values["release"], hco_mode=hco_mode, render=plan.render, nodes=hosts,
+                               workload_selector=values["workload_node_selector"],
+                               overcommit=values["overcommit_percent"],
+                               own_wasp_namespace=site_alerts.SITE_WASP_NAMESPACE if wasp else None,
+                               inputs=live.alerts)
 
 
 class ActionModule(ControllerAction):
@@ -198,6 +219,9 @@ class ActionModule(ControllerAction):
         refused = {variable(problem) for problem in errors}
         plan = site_plan(values, hyperconverged, prereqs_spec, removal_spec, hosts, refused)
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
+        descheduler = site_descheduler.plan(values["release"], live.alerts if apply else None) \
+            if values["descheduler"] and values["state"] == "present" else None
+        errors += list(descheduler.problems) if descheduler else []
         operators = render_operators(values, plan, errors) if not apply else Rendered((), (), (), ())
         errors += operators.problems
         sources = site_values.effective_sources(settings)
@@ -232,8 +256,10 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
+        result["alerts"] = predicted_alerts(values, plan, hosts, live, apply)
+        result["descheduler"] = {"object": descheduler.object, "note": descheduler.note} if descheduler else None
         if not apply:
-            result.update(tree=render_tree(values, plan, operators),
+            result.update(tree=render_tree(values, plan, operators, descheduler.object if descheduler else None),
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = live.requests

@@ -26,7 +26,7 @@ options:
         names (C(site_settings), C(site_cluster), C(operators_result), C(prerequisites_deleted_first), C(prerequisites_applied),
         C(prerequisites_deleted), C(hyperconverged_vms), C(hyperconverged_applied),
         C(hyperconverged_operand_drift), C(hyperconverged_standalone), C(hyperconverged_preset_applied),
-        C(hyperconverged_preset_deleted), C(hyperconverged_deleted)). The other keys are optional - V(check_mode),
+        C(hyperconverged_preset_deleted), C(hyperconverged_deleted), C(site_descheduler_applied)). The other keys are optional - V(check_mode),
         V(run_mode), V(unchecked), V(missing), V(failure), V(prereqs) (C(site_prereqs)), V(operands)
         (C(site_render.operands)), V(written) (C(site_written)) and V(kubevirt) (C(hyperconverged_result)).
     type: dict

@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The cluster's Nodes the site plans from: read from the cluster in apply mode (one paged LIST, before anything is
 written, with the credentials the cluster side uses), from site_nodes_snapshot in render mode. The same read asks
-which HCO the cluster runs (running_release), which chooses the release profile (_site_release). PRIVATE; no Ansible
+which HCO the cluster runs (running_release), which chooses the release profile (_site_release), and what HCO's
+alerts read (alert_inputs, for _site_alerts). PRIVATE; no Ansible
 imports beyond the connection options' environment fallbacks."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import alert_inputs
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection, KubeError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import OptionsRefused, connect, typed
@@ -29,6 +31,7 @@ class LiveNodes:
     warnings: tuple[str, ...] = ()
     requests: t.Mapping[str, t.Any] | None = None   # what the read cost, as every cluster call reports it (apply mode)
     running: Running | None = None  # the HCO (or KubeVirt) the cluster runs, read in the same pass (apply mode)
+    alerts: alert_inputs.AlertInputs | None = None   # what HCO's alerts read, in the same pass (apply mode)
 
 
 def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Mapping[str, str],
@@ -50,15 +53,17 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
             connection = connect(params)
             found = listed(connection)
             release = running(connection)
+            inputs = alert_inputs.read(connection)
         except (KubeError, KubeconfigError, NodesError) as exc:
             problem = (f"site_action: apply mode cannot read the cluster's Nodes, which the site plans from (the "
                        f"account needs get and list on nodes): {exc}")
             return LiveNodes(problems=(problem,),
                              warnings=ignored, requests=requests_made(connection))
         if not found:
-            return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection), running=release)
+            return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection), running=release,
+                             alerts=inputs)
         return LiveNodes(tuple(found), "the cluster", warnings=ignored, requests=requests_made(connection),
-                         running=release)
+                         running=release, alerts=inputs)
     if not path:
         return LiveNodes()
     try:

@@ -28,7 +28,7 @@ KUBEVIRT = ("hyperconverged_applied", "hyperconverged_standalone", "hyperconverg
 CALLS = ("site_settings", "site_cluster", "operators_result", "prerequisites_deleted_first", "prerequisites_applied",
          "prerequisites_deleted", "hyperconverged_vms", "hyperconverged_applied", "hyperconverged_operand_drift",
          "hyperconverged_standalone", "hyperconverged_preset_applied", "hyperconverged_preset_deleted",
-         "hyperconverged_deleted")
+         "hyperconverged_deleted", "site_descheduler_applied")
 SWAP_NODES_SHOWN = 6   # nodes named one by one in the swap plan's line
 RESULTS = frozenset(CALLS + KUBEVIRT)   # the names a Run's results may hold
 
@@ -136,6 +136,28 @@ def _release(run: Run) -> str:
     return f"release profile: {profile.name} (HCO {profile.hco_version}), from {run.config.get('release_source') or 'site_release'}"
 
 
+def _descheduler(run: Run, planned: t.Any) -> list[str]:
+    """site_descheduler's line: what it wrote (or would), or that the live object already satisfies the rule."""
+    chosen = planned.get("descheduler") if isinstance(planned, t.Mapping) else None
+    if not chosen:
+        return []
+    applied = run.results.get("site_descheduler_applied")
+    if chosen.get("object") is None:
+        return [f"descheduler: {chosen.get('note')}: nothing to write"]
+    if not isinstance(applied, t.Mapping) or applied.get("skipped"):
+        done = "not reached" if run.config.get("apply") else "in the tree (instances)"
+    else:
+        changed = _acted(run, ("site_descheduler_applied",), "unchanged", False)
+        done = (f"{'would change' if run.check_mode else 'changed'}" if changed else "unchanged")
+    return [f"descheduler: {chosen.get('note')}: {done}"]
+
+
+def _alerts(planned: t.Any) -> str:
+    """The HCO alerts the plan predicts for this configuration (_site_alerts), each with its fix."""
+    predicted = list((planned.get("alerts") if isinstance(planned, t.Mapping) else None) or [])
+    return f"HCO alerts predicted: {'; '.join(predicted) if predicted else 'none'}"
+
+
 def report(run: Run) -> list[str]:
     """Every line of the site's summary, in the order users read it."""
     out = [_head(run)]
@@ -157,11 +179,13 @@ def report(run: Run) -> list[str]:
         [*((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or []),
          *(run.prereqs.get("warnings") or []), *(run.kubevirt.get("warnings") or []),
          *(run.config.get("removal_kept") or [])]))
+    drifted = len(run.kubevirt.get("operand_drift") or [])
     if not run.config.get("apply") and run.config.get("render_mode"):
         out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
     out += [_release(run), f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
-            f"operands differing from what HCO builds: {len(run.kubevirt.get('operand_drift') or [])}",
+            _alerts(planned), *_descheduler(run, planned),
+            f"operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): {drifted}",
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
             _operands(run, run.kubevirt.get("mode") or run.run_mode
                       or (run.config.get("render_mode") if not run.config.get("apply") else None)

@@ -144,6 +144,11 @@ SETTINGS: tuple[Setting, ...] = (
             survey=False),
     Setting("site_argocd_project", "str", "default", "Render mode in a fleet: the Argo CD project of the "
             "Applications.", survey=False),
+    Setting("site_descheduler", "bool", False, "Configure the Kube Descheduler Operator's KubeDescheduler "
+            "(openshift-kube-descheduler-operator/cluster) for KubeVirt as the cluster's HCO release checks it (the "
+            "devEnableEvictionsInBackground customization for 1.14, a KubeVirt profile from 1.15), so that HCO "
+            "raises no HCOMisconfiguredDescheduler: only those fields, through server-side apply, never a field "
+            "another manager set, and never deleted by the site."),
     Setting("site_platform", "str", "kubernetes", "Cluster platform.", choices=("kubernetes", "openshift")),
     Setting("site_platform_version", "str", None, "Kubernetes MAJOR.MINOR, or the OpenShift version on openshift.",
             required=True, check=_version),
@@ -260,6 +265,7 @@ LABELS = {
     "site_render_dir": "Output directory of render mode",
     "site_sync_waves": "Argo CD sync waves in the rendered tree",
     "site_render_layout": "Rendered tree's layout (flat, or a folder per stage)",
+    "site_descheduler": "Configure the Kube Descheduler for KubeVirt",
     "site_gitops_repo_url": "Git repository of the fleet's trees",
     "site_gitops_revision": "Git revision the fleet's Applications sync",
     "site_gitops_path": "Path of the render directory in the repository",
@@ -324,4 +330,5 @@ INTERNAL = frozenset({
     "site_hyperconverged", "site_kubevirt", "site_kubevirt_rendered", "site_missing", "site_nodes", "site_plan",
     "site_plan_kubeconfigs", "site_prereqs", "site_reads", "site_render", "site_run_mode", "site_settings",
     "site_unchecked", "site_workload", "site_written", "site_summary", "site_batch_config",
+    "site_descheduler_applied",
 })
