@@ -9,6 +9,7 @@ import json
 import os
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argocd_health as argocd_health
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _gitops_fleet as gitops
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _manifest_files as manifest_files
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
@@ -63,9 +64,10 @@ class ActionModule(ControllerAction):
         members = [gitops.Member(name, config["fleet"]["destination"], config["render_layout"] == "stages")
                    for name, config in configs]
         lines = []
-        argocd: list[dict[str, t.Any]] = []
+        # The health checks Argo CD lacks for the trees' kinds, as argocd-cm keys to merge (server-side apply).
+        argocd: list[dict[str, t.Any]] = [argocd_health.config_map()]
         if repository.url:
-            argocd = [gitops.application_set(members, repository)]
+            argocd.append(gitops.application_set(members, repository))
         else:
             lines.append("gitops: no ApplicationSet: the render is in no Git work tree with an origin remote; set "
                          "site_gitops_repo_url")

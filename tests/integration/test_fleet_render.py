@@ -88,6 +88,10 @@ def test_a_fleet_renders_a_tree_per_cluster_and_the_files_that_drive_them(tmp_pa
         kinds = [doc["kind"] for doc in yaml.safe_load_all(built.stdout)]
         assert "KubeVirt" in kinds or "HyperConverged" in kinds, (element, kinds)
 
+    # Argo CD's health checks for the trees' kinds, as argocd-cm keys (test_argocd_health runs them in Argo's VM).
+    health = yaml.safe_load((root / "argocd" / "configmap-argocd-argocd-cm.yaml").read_text())
+    assert "resource.customizations.health.hco.kubevirt.io_HyperConverged" in health["data"]
+
     # Flux: the guide's chain, pointed at the stages cluster's folders; no chain for a flat tree.
     assert sorted(path.name for path in (root / "flux").iterdir() if path.is_dir()) == [STAGES]
     chain = [yaml.safe_load((root / "flux" / STAGES / f"kustomization-flux-system-virt-{folder}.yaml").read_text())
@@ -124,4 +128,5 @@ def test_a_fleet_renders_a_tree_per_cluster_and_the_files_that_drive_them(tmp_pa
     assert lines[0] == f"fleet: {len(FLEET)} cluster(s): 1 done, {len(FLEET) - 1} not in this run", lines
     assert not any(line.startswith("gitops:") for line in lines), lines
     assert digests(root) == before
-    assert json.loads((root / "argocd" / ".virtinfra-rendered.json").read_text())["files"] == [appset_file.name]
+    assert json.loads((root / "argocd" / ".virtinfra-rendered.json").read_text())["files"] == [
+        appset_file.name, "configmap-argocd-argocd-cm.yaml"]
