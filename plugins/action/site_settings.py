@@ -204,6 +204,12 @@ class ActionModule(ControllerAction):
                                 live.running)
         errors += chosen.problems
         values["release"] = chosen.release
+        if values["mode"] == "standalone" and live.running and live.running.component == "HCO" \
+                and values["state"] == "present":
+            # HCO owns the operands: each write would be reverted by it (and counted as KubeVirtCRModified).
+            errors.append(f"site_mode: standalone writes the operands itself, but HCO runs on this cluster "
+                          f"({live.running.where} says {live.running.version}) and owns them: it would revert every "
+                          "write; set site_mode to hco (or auto)")
         listed = self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else []
         errors += fleet.partial_inventory(args["cluster_nodes"], [host.name for host in listed], apply=apply,
                                           snapshot=bool(values["nodes_snapshot"]))

@@ -16,7 +16,7 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.releases import get_profile
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import label, lines, stage
 
 Mapping = t.Mapping[str, t.Any]
 
@@ -152,6 +152,23 @@ def _descheduler(run: Run, planned: t.Any) -> list[str]:
     return [f"descheduler: {chosen.get('note')}: {done}"]
 
 
+def _operand_drift(run: Run) -> str:
+    """hco mode: each operand someone changed outside HCO, field by field with who set it (HCO puts HCO's values
+    back and counts the modification: KubeVirtCRModified), and each one HCO has not created yet."""
+    entries = list(run.kubevirt.get("operand_drift") or [])
+    named = []
+    for entry in entries:
+        if entry.get("action") == "missing":
+            named.append(f"{label(entry)}: not there yet (HCO creates it)")
+            continue
+        fields = [f"{field.get('path')}" + (f" (set by {', '.join(field['managers'])})" if field.get("managers") else "")
+                  for field in (entry.get("drift") or {}).get("fields") or []]
+        named.append(f"{label(entry)}: {', '.join(fields) or 'differs'}")
+    said = f" - HCO puts back: {'; '.join(named)}" if named else ""
+    return (f"operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): "
+            f"{len(entries)}{said}")
+
+
 def _alerts(planned: t.Any) -> str:
     """The HCO alerts the plan predicts for this configuration (_site_alerts), each with its fix."""
     predicted = list((planned.get("alerts") if isinstance(planned, t.Mapping) else None) or [])
@@ -179,13 +196,12 @@ def report(run: Run) -> list[str]:
         [*((planned.get("warnings") if isinstance(planned, t.Mapping) else None) or []),
          *(run.prereqs.get("warnings") or []), *(run.kubevirt.get("warnings") or []),
          *(run.config.get("removal_kept") or [])]))
-    drifted = len(run.kubevirt.get("operand_drift") or [])
     if not run.config.get("apply") and run.config.get("render_mode"):
         out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
     out += [_release(run), f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
             _alerts(planned), *_descheduler(run, planned),
-            f"operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): {drifted}",
+            _operand_drift(run),
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
             _operands(run, run.kubevirt.get("mode") or run.run_mode
                       or (run.config.get("render_mode") if not run.config.get("apply") else None)

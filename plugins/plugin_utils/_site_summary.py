@@ -26,7 +26,7 @@ class Stage:
     drift_total: int
 
 
-def _label(entry: t.Mapping[str, t.Any]) -> str:
+def label(entry: t.Mapping[str, t.Any]) -> str:
     where = f"{entry['namespace']}/" if entry.get("namespace") else ""
     return f"{entry.get('kind')} {where}{entry.get('name')}"
 
@@ -49,17 +49,17 @@ def stage(name: str, results: t.Sequence[t.Any]) -> Stage:
     total = 0
     for result in ran:
         if result.get("failed"):
-            written += [f"{e.get('action', 'written')} {_label(e)}" for e in result.get("written") or []]
+            written += [f"{e.get('action', 'written')} {label(e)}" for e in result.get("written") or []]
         else:
-            written += [f"{o['action']} {_label(o)}" for o in result.get("objects") or []
+            written += [f"{o['action']} {label(o)}" for o in result.get("objects") or []
                         if o.get("action") not in (None, "unchanged", "kept")]
-        written += [f"deleted {_label(e)}" for e in (result.get("pruned") or []) + (result.get("deleted") or [])
+        written += [f"deleted {label(e)}" for e in (result.get("pruned") or []) + (result.get("deleted") or [])
                     if isinstance(e, dict)]
         total += int(result.get("drift_total") or 0)
         for obj in result.get("objects") or []:
             for field in (obj.get("drift") or {}).get("fields") or []:
                 by = f" (set by {', '.join(field['managers'])})" if field.get("managers") else ""
-                drift.append(f"{_label(obj)}: {field.get('path')}{by}")
+                drift.append(f"{label(obj)}: {field.get('path')}{by}")
     return Stage(name, "failed" if failed else "done", tuple(dict.fromkeys(written)), tuple(drift), total)
 
 

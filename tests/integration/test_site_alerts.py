@@ -116,3 +116,22 @@ def test_render_mode_writes_the_kubedescheduler_the_release_wants_with_the_insta
     assert run.returncode == 0, run.stdout[-4000:]
     written = out / "02-instances" / "kubedescheduler-openshift-kube-descheduler-operator-cluster.yaml"
     assert yaml.safe_load(written.read_text())["spec"] == {"profiles": ["DevKubeVirtRelieveAndMigrate"]}
+
+
+def test_standalone_mode_is_refused_before_any_write_where_hco_runs_and_owns_the_operands(plane, tmp_path):
+    # No HCO runs here: the test writes the status.versions entry HCO writes once it has reconciled (as in
+    # test_site_release_from_cluster.py).
+    hyperconverged = {"apiVersion": "hco.kubevirt.io/v1", "kind": "HyperConverged",
+                      "metadata": {"name": "kubevirt-hyperconverged", "namespace": "kubevirt-hyperconverged"},
+                      "spec": {}}
+    plane.kubectl_run("create", "namespace", "kubevirt-hyperconverged", check=False)
+    plane.kubectl_run("create", "-f", "-", input=json.dumps(hyperconverged))
+    plane.kubectl_run("patch", "hyperconverged", "kubevirt-hyperconverged", "-n", "kubevirt-hyperconverged",
+                      "--subresource=status", "--type=merge",
+                      "-p", json.dumps({"status": {"versions": [{"name": "operator", "version": "1.20.0"}]}}))
+    mark = plane.audit_offset()
+    refused = site(plane, "-e", "site_mode=standalone")
+    assert refused.returncode != 0
+    assert ("site_mode: standalone writes the operands itself, but HCO runs on this cluster (HyperConverged "
+            "kubevirt-hyperconverged/kubevirt-hyperconverged status.versions says 1.20.0)") in refused.stdout
+    assert server_writes(plane, mark) == []

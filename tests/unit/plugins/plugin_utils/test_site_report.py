@@ -148,3 +148,19 @@ def test_a_warning_the_plan_and_a_later_stage_both_carry_is_said_once():
                      kubevirt={"warnings": ["hco: a warning", "hco: another"]}))
     assert [line for line in out if line.startswith("warnings:")] == [
         "warnings: networking: bridges[0]: a warning; hco: a warning; hco: another"]
+
+
+def test_operands_changed_outside_hco_are_named_field_by_field_with_who_set_them():
+    drifted = {**entry("KubeVirt", "kubevirt-kubevirt-hyperconverged", "drifted"), "namespace": "kubevirt-hyperconverged",
+               "drift": {"count": 2, "fields": [
+                   {"path": "spec.configuration.developerConfiguration.featureGates", "op": "change",
+                    "managers": ["kubectl-edit"]},
+                   {"path": "spec.workloadUpdateStrategy.batchEvictionSize", "op": "change", "managers": []}]}}
+    out = report(Run(config={**APPLY, "mode": "hco"}, run_mode="hco", operands=OPERANDS,
+                     kubevirt={"mode": "hco", "operand_drift": [drifted, entry("SSP", "ssp", "missing")]}))
+    [line] = [line for line in out if line.startswith("operands differing")]
+    assert line == (
+        "operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): 2 - HCO puts back: "
+        "KubeVirt kubevirt-hyperconverged/kubevirt-kubevirt-hyperconverged: "
+        "spec.configuration.developerConfiguration.featureGates (set by kubectl-edit), "
+        "spec.workloadUpdateStrategy.batchEvictionSize; SSP ssp: not there yet (HCO creates it)")
