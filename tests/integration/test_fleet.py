@@ -20,6 +20,7 @@ import pathlib
 import re
 import stat
 import sys
+import typing as t
 
 import pytest
 import yaml
@@ -95,8 +96,9 @@ def write_fleet(root: pathlib.Path, planes: dict | None) -> pathlib.Path:
     return root / "fleet.yml"
 
 
-def fleet_run(inventory: pathlib.Path, limit: str = "kubevirt_clusters,localhost"):
-    return run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "--limit", limit, "--forks", "8")
+def fleet_run(inventory: pathlib.Path, limit: str = "kubevirt_clusters,localhost", *extra: str):
+    return run_playbook(ROOT / "playbooks" / "site.yml", "-i", str(inventory), "--limit", limit, "--forks", "8",
+                        *extra)
 
 
 def fleet_summary(stdout: str) -> list[str]:
@@ -250,3 +252,57 @@ def test_one_run_configures_the_fleet_while_one_cluster_fails_mid_run_and_one_ca
     for name in FLEET:
         if name != FROZEN:
             assert server_writes(planes[name], marks[name]) == [], name
+
+
+def unwrapped(value: t.Any) -> t.Any:
+    return value["__ansible_unsafe"] if isinstance(value, dict) and "__ansible_unsafe" in value else value
+
+
+def merged_kubeconfig(planes: dict, path: pathlib.Path) -> pathlib.Path:
+    """One kubeconfig with a context per cluster, named after it (as a fleet's admin keeps them)."""
+    merged: dict = {"apiVersion": "v1", "kind": "Config", "clusters": [], "users": [], "contexts": []}
+    for name, plane in planes.items():
+        config = json.loads(plane.kubeconfig.read_text())
+        merged["clusters"].append({**config["clusters"][0], "name": name})
+        user = next(user for user in config["users"] if user["name"] == "admin")
+        merged["users"].append({**user, "name": f"{name}-admin"})
+        merged["contexts"].append({"name": name, "context": {"cluster": name, "user": f"{name}-admin"}})
+    path.write_text(json.dumps(merged))
+    path.chmod(0o600)
+    return path
+
+
+def test_a_context_per_cluster_and_nodes_listed_from_each_cluster_make_the_same_fleet(planes, tmp_path):
+    """Adding a cluster is adding a kubeconfig context; its nodes come from it through a nodes inventory source of
+    its own (cluster: NAME), into its own group."""
+    root = tmp_path / "inventory"
+    root.mkdir()
+    kubeconfig = merged_kubeconfig(planes, tmp_path / "fleet.kubeconfig")
+    (root / "fleet.yml").write_text(f"plugin: virtinfra.hyperconverged.fleet\nkubeconfig: {kubeconfig}\n"
+                                    "clusters_dir: ../clusters\n")
+    for name, (topology, release) in FLEET.items():
+        settings = dict(yaml.safe_load((TOPOLOGIES / topology).read_text())["all"]["vars"])
+        if release:
+            settings["site_release"] = release
+        (tmp_path / "clusters" / name).mkdir(parents=True)
+        (tmp_path / "clusters" / name / "cluster.yml").write_text(yaml.safe_dump(settings))
+        (root / f"{name}.nodes.yml").write_text(
+            f"plugin: virtinfra.hyperconverged.nodes\nkubeconfig: {kubeconfig}\ncontext: {name}\ncluster: {name}\n")
+    listed = run_playbook_tool("ansible-inventory", "-i", str(root), "--list", "--export")
+    assert listed.returncode == 0, listed.stderr
+    inventory = json.loads(listed.stdout)
+    assert sorted(inventory["kubevirt_clusters"]["hosts"]) == sorted(FLEET)
+    for name, (topology, _release) in FLEET.items():
+        assert sorted(inventory[f"{name}_nodes"]["hosts"]) == sorted(
+            node["metadata"]["name"] for node in cluster_nodes(name, topology)), name
+        host = inventory["_meta"]["hostvars"][name]
+        # ansible-inventory marks strings a plugin set as unsafe in its JSON ({"__ansible_unsafe": ...}).
+        assert [unwrapped(host[key]) for key in ("site_kubeconfig", "site_context")] == [str(kubeconfig), name]
+    # A check run plans every cluster from its own context and the Nodes its own source listed, and writes nothing.
+    marks = {name: plane.audit_offset() for name, plane in planes.items()}
+    checked = fleet_run(root, "kubevirt_clusters,localhost", "--check")
+    lines = fleet_summary(checked.stdout)
+    assert lines[0] == f"fleet: {len(FLEET)} cluster(s): {len(FLEET)} done", lines
+    assert "in kubevirt_nodes but no Node of that name" not in checked.stdout
+    for name, plane in planes.items():
+        assert server_writes(plane, marks[name]) == [], name

@@ -17,6 +17,6 @@ GUIDE = pathlib.Path(__file__).resolve().parents[5] / "docs" / "docsite" / "rst"
 def test_the_guides_table_is_the_alert_data():
     text = GUIDE.read_text(encoding="utf-8").split("The alerts of each release profile", 1)[1]
     rows = re.findall(r"   \* - ``(\w+)``\n     - ([\d. to]+)\n     - (.+)\n     - (.+)\n", text)
-    assert [(name, span, said, how) for name, span, said, how in rows] == [
+    assert rows == [
         (alert.name, alert.releases[0] + (f" to {alert.releases[-1]}" if len(alert.releases) > 1 else ""),
          "predicted" if alert.predicted else "not predictable here", alert.how) for alert in alerts.ALERTS]
