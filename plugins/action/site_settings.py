@@ -69,6 +69,35 @@ def choose_mode(values: t.Mapping[str, t.Any], environ: t.Mapping[str, str]) -> 
     return apply, found, reason, problems
 
 
+def hco_owns_operands(values: t.Mapping[str, t.Any], running: t.Any) -> list[str]:
+    """site_mode standalone writes the operands itself: refused where HCO runs, which owns them and would revert
+    each write (counting it as KubeVirtCRModified)."""
+    if values["mode"] != "standalone" or values["state"] != "present" or not running or running.component != "HCO":
+        return []
+    problem = (f"site_mode: standalone writes the operands itself, but HCO runs on this cluster ({running.where} "
+               f"says {running.version}) and owns them: it would revert every write; set site_mode to hco (or auto)")
+    return [problem]
+
+
+def fleet_config(cluster: str | None, values: t.Mapping[str, t.Any], root: str, cwd: str,
+                 apply: bool) -> tuple[dict[str, t.Any] | None, list[str]]:
+    """In a fleet, the cluster's part of it as site_fleet reads it: its name, the render root and, to render, where
+    that root sits in its repository (unknown: the fleet's GitOps files are not written, and a warning says so)."""
+    if not cluster:
+        return None, []
+    gitops, warnings = fleet.repository(root, values, cwd) if not apply else ({}, [])
+    return {"cluster": cluster, "root": root, "repository": gitops,
+            "destination": values["argocd_cluster"] or cluster}, warnings
+
+
+def said_origins(values: t.Mapping[str, t.Any], sources: t.Mapping[str, str]) -> list[str]:
+    """Where each setting came from, printed with -v (AWX: verbosity 1) here rather than by a debug task of its own,
+    which every run would pay for."""
+    origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]
+    display.v("where each setting came from:\n" + "\n".join(f"  {origin}" for origin in origins))
+    return origins
+
+
 def render_mode(values: t.Mapping[str, t.Any]) -> tuple[str, str]:
     """The ownership mode render mode writes for, and why: site_mode, or for auto the operators source - through OLM
     the site installs HCO, which builds the operands itself (standalone operands beside its HyperConverged would be
@@ -175,10 +204,9 @@ class ActionModule(ControllerAction):
         return fleet.rollout_warnings({name: {key: value for key, value in found.items() if key in fleet.ROLLOUT}
                                        for name, found in stored.items()})
 
-    def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
-        # One pass, longer than most, on purpose: each check's problems decide what the next one checks (a refused
-        # setting is planned with its default, and what depends on it is not reported again); the steps themselves
-        # are the _site_* modules.
+    def settings(self) -> tuple[t.Any, dict[str, t.Any], str]:
+        """The site_* settings as given (templated, typed: survey answers are strings), their effective values with
+        the paths made absolute, and the directory they are relative to."""
         task_vars = self._task_vars or {}
         # The playbooks' own site_* names are not settings; site_config is a play var over this task's result.
         provided = {name: plain(self._templar.template(value))
@@ -187,6 +215,13 @@ class ActionModule(ControllerAction):
         values = site_values.effective(settings)
         cwd = os.getcwd()
         values.update({name: absolute(values[name], cwd) for name in PATHS})
+        return settings, values, cwd
+
+    def compute(self, args: dict[str, t.Any]) -> dict[str, t.Any]:
+        # One pass, longer than most, on purpose: each check's problems decide what the next one checks (a refused
+        # setting is planned with its default, and what depends on it is not reported again); the steps themselves
+        # are the _site_* modules.
+        settings, values, cwd = self.settings()
         errors = list(settings.errors)
         for name in args["kubeconfigs"]:
             context_name = "context" if name == "kubeconfig" else "admin_context"
@@ -204,12 +239,7 @@ class ActionModule(ControllerAction):
                                 live.running)
         errors += chosen.problems
         values["release"] = chosen.release
-        if values["mode"] == "standalone" and live.running and live.running.component == "HCO" \
-                and values["state"] == "present":
-            # HCO owns the operands: each write would be reverted by it (and counted as KubeVirtCRModified).
-            errors.append(f"site_mode: standalone writes the operands itself, but HCO runs on this cluster "
-                          f"({live.running.where} says {live.running.version}) and owns them: it would revert every "
-                          "write; set site_mode to hco (or auto)")
+        errors += hco_owns_operands(values, live.running)
         listed = self.inventory_hosts(args["nodes_group"]) if args["nodes_group"] else []
         errors += fleet.partial_inventory(args["cluster_nodes"], [host.name for host in listed], apply=apply,
                                           snapshot=bool(values["nodes_snapshot"]))
@@ -225,16 +255,14 @@ class ActionModule(ControllerAction):
         refused = {variable(problem) for problem in errors}
         plan = site_plan(values, hyperconverged, prereqs_spec, removal_spec, hosts, refused)
         errors += [problem for problem in plan.problems if variable(problem) not in refused]
-        descheduler = site_descheduler.plan(values["release"], live.alerts if apply else None) \
-            if values["descheduler"] and values["state"] == "present" else None
+        descheduler = site_descheduler.wanted(values, live.alerts if apply else None)
         errors += list(descheduler.problems) if descheduler else []
         operators = render_operators(values, plan, errors) if not apply else Rendered((), (), (), ())
         errors += operators.problems
         sources = site_values.effective_sources(settings)
         cluster = args["cluster"]
         root = values["render_dir"] or os.path.join(cwd, "rendered")
-        # Where the fleet's GitOps files point (render mode in a fleet); unknown, they are not written, and said.
-        gitops, gitops_warnings = fleet.repository(root, values, cwd) if cluster and not apply else ({}, [])
+        in_fleet, fleet_warnings = fleet_config(cluster, values, root, cwd, apply)
         if errors:
             whose = f"cluster {cluster}'s inventory, nothing done in it" if cluster else "the site's inventory, nothing done"
             return {"failed": True, "errors": errors, **({"requests": live.requests} if live.requests else {}),
@@ -246,15 +274,10 @@ class ActionModule(ControllerAction):
                   "nodes_from": live.source or "the inventory", "release_source": chosen.source,
                   # Only a removal reads it; a configuration's copy would be a second copy of every node in the result.
                   "removal_spec": removal_spec if values["state"] == "absent" else None,
-                  "output": fleet.output(root, cluster),
-                  "fleet": {"cluster": cluster, "root": root, "repository": gitops,
-                            "destination": values["argocd_cluster"] or cluster} if cluster else None,
-                  "given": sorted(settings.given),
+                  "output": fleet.output(root, cluster), "fleet": in_fleet, "given": sorted(settings.given),
                   "hyperconverged": hyperconverged, "prereqs_spec": prereqs_spec}
+        origins = said_origins(values, sources)
         # Plain results, not ansible_facts: from ansible-core 2.20, facts read as top-level variables are deprecated.
-        origins = [f"{name} = {json.dumps(values[name[len('site_'):]])} ({source})" for name, source in sources.items()]
-        # With -v (AWX: verbosity 1), here rather than in a debug task of its own, which every run would pay for.
-        display.v("where each setting came from:\n" + "\n".join(f"  {origin}" for origin in origins))
         # The plan as the later tasks read it (site_prereqs, site_hyperconverged, site_expanded, site_render): made
         # here, where validating it computed it anyway, rather than again by three tasks of every run.
         result = {"config": config, "nodes": hosts, "apply": apply, "mode_reason": reason, "sources": sources,
@@ -262,14 +285,14 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
-        result["alerts"] = predicted_alerts(values, plan, hosts, live, apply)
-        result["descheduler"] = {"object": descheduler.object, "note": descheduler.note} if descheduler else None
+        result.update(alerts=predicted_alerts(values, plan, hosts, live, apply),
+                      descheduler={"object": descheduler.object, "note": descheduler.note} if descheduler else None)
         if not apply:
             result.update(tree=render_tree(values, plan, operators, descheduler.object if descheduler else None),
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = live.requests
-        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *gitops_warnings,
+        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *fleet_warnings,
                     *(self.fleet_warnings() if cluster and apply else [])]
         if warnings:
             result["warnings"] = warnings

@@ -76,6 +76,7 @@ import typing as t
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import KubeconfigError, contexts
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _fleet_inventory as fleet_inventory
 
@@ -130,4 +131,4 @@ class InventoryModule(BaseInventoryPlugin):
         try:
             return self.loader.load_from_file(path)
         except AnsibleParserError as exc:  # named with its file, with every other problem
-            raise ValueError(f"{path}: not valid YAML ({exc.message.splitlines()[0]})") from None
+            raise Refused(f"{path}: not valid YAML ({exc.message.splitlines()[0]})") from None

@@ -13,6 +13,7 @@ import os
 import re
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.names import DNS1123_LABEL
 
 CLUSTERS_GROUP = "kubevirt_clusters"
@@ -24,7 +25,7 @@ KUBECONFIG_FILE = "kubeconfig"
 # The variables the fleet gives each cluster's host and nodes (the site reads them; no site_* setting).
 FLEET_VARIABLES = ("fleet_cluster", "fleet_nodes_group", "fleet_nodes", "fleet_clusters")
 
-# Reads a YAML file; raises ValueError naming it when it is not YAML.
+# Reads a YAML file; raises Refused naming it when it is not YAML.
 Load = t.Callable[[str], t.Any]
 
 
@@ -68,7 +69,7 @@ def _mapping(value: t.Any, where: str, problems: list[str]) -> dict[str, t.Any]:
 def _read(load: Load, path: str, problems: list[str]) -> t.Any:
     try:
         return load(path)
-    except ValueError as exc:
+    except Refused as exc:
         problems.append(str(exc))
         return None
 

@@ -75,3 +75,10 @@ def plan(release: str, inputs: AlertInputs | None) -> Planned:
         return Planned(None, "", (problem,))
     return Planned(_object({"profiles": [*profiles, wanted[0]]}),
                    f"{WHERE}: {PROFILES} gains {wanted[0]} (HCO {release}'s rule)")
+
+
+def wanted(values: t.Mapping[str, t.Any], inputs: AlertInputs | None) -> Planned | None:
+    """plan() where site_descheduler asks for it (a configuration, not a removal: the site never deletes it)."""
+    if not values["descheduler"] or values["state"] != "present":
+        return None
+    return plan(values["release"], inputs)

@@ -9,6 +9,7 @@ import json
 
 import yaml
 
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import Refused
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kubeconfig import contexts
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _fleet_inventory as fleet_inventory
 
@@ -19,7 +20,7 @@ def load(path):
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise ValueError(f"{path}: not valid YAML ({exc})") from None
+        raise Refused(f"{path}: not valid YAML ({exc})") from None
 
 
 def folder(root, name, **files):
