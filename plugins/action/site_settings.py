@@ -14,11 +14,13 @@ from ansible.utils.display import Display
 from ansible.utils.vars import load_extra_vars
 
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.bundles import Rendered
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_alerts as site_alerts
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_descheduler as site_descheduler
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_fleet as fleet
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_operators as site_operators
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_outside_hco as outside_hco
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_values as site_values
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._action import ControllerAction
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS, tree
@@ -27,7 +29,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_com
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_credentials import absolute, credential, kubeconfig_problems
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_live_nodes import live_nodes
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_nodes import FACTS, Host, holds_template, nodes_of
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import site_plan
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_plan import operands_of, site_plan
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_reads import site_reads
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_release import choose as choose_release
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_settings import INTERNAL
@@ -150,20 +152,34 @@ def render_tree(values: t.Mapping[str, t.Any], plan: t.Any, operators: Rendered,
             "kustomized": list(FOLDERS.values()) if stages else []}
 
 
-def predicted_alerts(values: t.Mapping[str, t.Any], plan: t.Any, hosts: t.Sequence[t.Mapping[str, t.Any]], live: t.Any,
-                     apply: bool) -> list[str]:
-    """The HCO alerts this configuration will raise (_site_alerts), in the mode the cluster side will run: hco where
-    site_mode says so, or with auto where HCO runs (apply mode) or is installed (through OLM)."""
+def hco_mode_of(values: t.Mapping[str, t.Any], live: t.Any, apply: bool) -> bool:
+    """The mode the cluster side will run: hco where site_mode says so, or with auto where HCO runs (apply mode) or
+    is installed (through OLM)."""
     running_hco = bool(live.running and live.running.component == "HCO")
-    hco_mode = values["mode"] == "hco" or (values["mode"] == "auto" and (
+    return values["mode"] == "hco" or (values["mode"] == "auto" and (
         running_hco if apply else values["operators_source"] == "olm"))
+
+
+def edited_outside_hco(values: t.Mapping[str, t.Any], hosts: t.Sequence[t.Mapping[str, t.Any]], live: t.Any,
+                       hco_mode: bool) -> outside_hco.OutsideHCO:
+    """hco mode, apply mode: the operands someone changed outside HCO, from the HyperConverged the cluster holds
+    (none yet: HCO has built nothing to change)."""
+    held = outside_hco.live_hyperconverged(live.hyperconvergeds, values["hco_namespace"])
+    if not hco_mode or live.connection is None or held is None:
+        return outside_hco.OutsideHCO()
+    return outside_hco.changed(live.connection, lambda found: operands_of(values, found, hosts), held)
+
+
+def predicted_alerts(values: t.Mapping[str, t.Any], plan: t.Any, hosts: t.Sequence[t.Mapping[str, t.Any]], live: t.Any,
+                     hco_mode: bool, edited: outside_hco.OutsideHCO) -> list[str]:
+    """The HCO alerts this configuration will raise (_site_alerts)."""
     # The site's own wasp-agent (before 1.16), in the namespace the node prerequisites give it.
     wasp = (plan.prereqs.get("swap") or {}).get("mechanism") == "wasp-agent"
     return site_alerts.predict(release=values["release"], hco_mode=hco_mode, render=plan.render, nodes=hosts,
                                workload_selector=values["workload_node_selector"],
                                overcommit=values["overcommit_percent"],
                                own_wasp_namespace=site_alerts.SITE_WASP_NAMESPACE if wasp else None,
-                               inputs=live.alerts)
+                               inputs=live.alerts, edited=edited.entries)
 
 
 class ActionModule(ControllerAction):
@@ -285,14 +301,17 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
-        result.update(alerts=predicted_alerts(values, plan, hosts, live, apply),
+        hco_mode = hco_mode_of(values, live, apply)
+        edited = edited_outside_hco(values, hosts, live, hco_mode)
+        result.update(alerts=predicted_alerts(values, plan, hosts, live, hco_mode, edited),
+                      operands_edited=list(edited.entries) if apply and hco_mode else None,
                       descheduler={"object": descheduler.object, "note": descheduler.note} if descheduler else None)
         if not apply:
             result.update(tree=render_tree(values, plan, operators, descheduler.object if descheduler else None),
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
-            result["requests"] = live.requests
-        warnings = [*live.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *fleet_warnings,
+            result["requests"] = requests_made(live.connection) if live.connection else live.requests
+        warnings = [*live.warnings, *edited.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *fleet_warnings,
                     *(self.fleet_warnings() if cluster and apply else [])]
         if warnings:
             result["warnings"] = warnings

@@ -19,6 +19,7 @@ import dataclasses
 import posixpath
 import typing as t
 
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._flux_health import health_check_exprs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS
 
 ARGOCD_NAMESPACE = "argocd"
@@ -28,6 +29,14 @@ FLUX_SOURCE = "flux-system"
 # The stage whose readiness kstatus cannot judge, and the object that says it is ready.
 HEALTH_CHECKED = {"instances": {"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
                                 "name": "nodenetworkconfigurationpolicies.nmstate.io"}}
+# The kinds of each waiting stage whose status kstatus reads as ready too early (_flux_health), by group and kind.
+HEALTH_EXPRESSIONS = {
+    "operators": {("operators.coreos.com", "Subscription")},
+    "prerequisites": {("nmstate.io", "NodeNetworkConfigurationPolicy"),
+                      ("hostpathprovisioner.kubevirt.io", "HostPathProvisioner")},
+    "kubevirt": {("hco.kubevirt.io", "HyperConverged"), ("kubevirt.io", "KubeVirt"), ("cdi.kubevirt.io", "CDI"),
+                 ("networkaddonsoperator.network.kubevirt.io", "NetworkAddonsConfig"), ("ssp.kubevirt.io", "SSP")},
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,6 +105,8 @@ def flux_chain(member: Member, repository: Repository) -> list[dict[str, t.Any]]
             spec["healthChecks"] = [HEALTH_CHECKED[stage]]
         else:
             spec["wait"] = True
+        if stage in HEALTH_EXPRESSIONS:
+            spec["healthCheckExprs"] = health_check_exprs(HEALTH_EXPRESSIONS[stage])
         chain.append({"apiVersion": "kustomize.toolkit.fluxcd.io/v1", "kind": "Kustomization",
                       "metadata": {"name": name, "namespace": FLUX_NAMESPACE}, "spec": spec})
         previous = name

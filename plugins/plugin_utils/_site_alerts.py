@@ -15,6 +15,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.n
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco import alerts
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.alert_inputs import AlertInputs
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import selector_matches
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_outside_hco as outside_hco
 
 MULTI_ARCH_GATE = "enableMultiArchBootImageImport"
 # Where the site deploys wasp-agent itself (before 1.16): the node prerequisites' default (_prereqs/wasp.py).
@@ -95,6 +96,13 @@ def unsafe(counts: t.Mapping[str, int]) -> list[str]:
             "the alert" for name, count in sorted(counts.items()) if count]
 
 
+def modified(edited: t.Sequence[t.Mapping[str, t.Any]]) -> list[str]:
+    """KubeVirtCRModified: each operand someone changed outside HCO (_site_outside_hco), which HCO puts back."""
+    return [f"KubeVirtCRModified: {outside_hco.named(entry)} differs from what HCO builds from the HyperConverged; "
+            "HCO puts its value back and counts the modification; fix: set it through the HyperConverged (the "
+            "site's settings) and undo the edit" for entry in edited]
+
+
 def workload_architectures(nodes: t.Sequence[t.Mapping[str, t.Any]], selector: t.Mapping[str, str]) -> set[str]:
     return {str(node["architecture"]) for node in nodes
             if node.get("architecture") and selector_matches(selector, node.get("labels") or {})}
@@ -102,7 +110,7 @@ def workload_architectures(nodes: t.Sequence[t.Mapping[str, t.Any]], selector: t
 
 def predict(*, release: str, hco_mode: bool, render: t.Mapping[str, t.Any], nodes: t.Sequence[t.Mapping[str, t.Any]],
             workload_selector: t.Mapping[str, str], overcommit: int, own_wasp_namespace: str | None,
-            inputs: AlertInputs | None) -> list[str]:
+            inputs: AlertInputs | None, edited: t.Sequence[t.Mapping[str, t.Any]] = ()) -> list[str]:
     """Every alert line: in hco mode HCO's alerts, and in either mode a second wasp-agent (HCO raises nothing where
     it does not run, but the two agents still fight)."""
     hyperconverged = render.get("hyperconverged") or {}
@@ -114,6 +122,7 @@ def predict(*, release: str, hco_mode: bool, render: t.Mapping[str, t.Any], node
         return lines
     if inputs is not None:
         lines += [line for line in [descheduler(release, inputs.descheduler)] if line]
+    lines += modified(edited)
     lines += unsafe(render.get("unsafe_modifications") or {})
     lines += golden_images(release, hyperconverged.get("spec") or {},
                            (hyperconverged.get("status") or {}).get("dataImportCronTemplates") or [],

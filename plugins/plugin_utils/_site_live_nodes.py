@@ -18,7 +18,7 @@ from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.kube
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.module_args import OptionsRefused, connect, typed
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.nodes import Node, NodesError, listed, snapshot
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
-from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.running_release import Running, running
+from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.running_release import Running, hyperconvergeds, running
 
 NO_NODES = "the cluster has no Node yet (nodes that join later): planned from the inventory's node_* facts"
 
@@ -32,6 +32,9 @@ class LiveNodes:
     requests: t.Mapping[str, t.Any] | None = None   # what the read cost, as every cluster call reports it (apply mode)
     running: Running | None = None  # the HCO (or KubeVirt) the cluster runs, read in the same pass (apply mode)
     alerts: alert_inputs.AlertInputs | None = None   # what HCO's alerts read, in the same pass (apply mode)
+    hyperconvergeds: tuple[dict, ...] = ()   # the cluster's HyperConvergeds, read for running (apply mode)
+    # Open for the plan's last read, before any write (_site_outside_hco); its requests are the plan's too.
+    connection: Connection | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Mapping[str, str],
@@ -52,18 +55,17 @@ def live_nodes(values: t.Mapping[str, t.Any], read_cluster: bool, environ: t.Map
         try:
             connection = connect(params)
             found = listed(connection)
-            release = running(connection)
+            held = hyperconvergeds(connection)
+            release = running(connection, held)
             inputs = alert_inputs.read(connection)
         except (KubeError, KubeconfigError, NodesError) as exc:
             problem = (f"site_action: apply mode cannot read the cluster's Nodes, which the site plans from (the "
                        f"account needs get and list on nodes): {exc}")
             return LiveNodes(problems=(problem,),
                              warnings=ignored, requests=requests_made(connection))
-        if not found:
-            return LiveNodes(warnings=(*ignored, NO_NODES), requests=requests_made(connection), running=release,
-                             alerts=inputs)
-        return LiveNodes(tuple(found), "the cluster", warnings=ignored, requests=requests_made(connection),
-                         running=release, alerts=inputs)
+        return LiveNodes(tuple(found) if found else None, "the cluster" if found else "",
+                         warnings=ignored if found else (*ignored, NO_NODES), requests=requests_made(connection),
+                         running=release, alerts=inputs, hyperconvergeds=tuple(held), connection=connection)
     if not path:
         return LiveNodes()
     try:

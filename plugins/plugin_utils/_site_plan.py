@@ -99,11 +99,9 @@ def _render(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], nod
             found: list[tuple[str, str]], warnings: list[str]) -> dict[str, t.Any] | None:
     """As hco_render renders the expansion with site_strict: an unknown field is a problem with strict, a warning
     without, as kubectl prints the server's."""
-    cluster = {"platform": values["platform"], "namespace": values["hco_namespace"], "nodes": copy.deepcopy(list(nodes)),
-               "base_domain": ""}
     try:
         rendered = render_operands(hyperconverged=copy.deepcopy(hyperconverged), release=values["release"],
-                                   cluster=cluster)
+                                   cluster=_cluster(values, nodes))
     except RenderError as exc:
         found += [(e.path, e.message) for e in exc.errors]
         return None
@@ -113,3 +111,19 @@ def _render(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any], nod
     result = render_result(rendered, MANAGER if values["mode"] != "hco" else None)
     warnings += list(result["hco_warnings"]) + pruned
     return result
+
+
+def _cluster(values: t.Mapping[str, t.Any], nodes: t.Sequence[t.Mapping[str, t.Any]]) -> dict[str, t.Any]:
+    return {"platform": values["platform"], "namespace": values["hco_namespace"], "nodes": copy.deepcopy(list(nodes)),
+            "base_domain": ""}
+
+
+def operands_of(values: t.Mapping[str, t.Any], hyperconverged: dict[str, t.Any],
+                nodes: t.Sequence[t.Mapping[str, t.Any]]) -> list[dict[str, t.Any]] | None:
+    """The operands HCO builds from a HyperConverged the cluster holds, for the site's cluster and nodes (None where
+    the engine refuses it: a stored HyperConverged HCO's webhook admitted, so not the user's problem to name)."""
+    try:
+        return list(render_operands(hyperconverged=copy.deepcopy(hyperconverged), release=values["release"],
+                                    cluster=_cluster(values, nodes)).operands)
+    except RenderError:
+        return None

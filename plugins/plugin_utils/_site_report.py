@@ -16,7 +16,8 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import RenderError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._hco.releases import get_profile
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._prereqs.common import node_list
-from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import label, lines, stage
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_outside_hco as outside_hco
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import lines, stage
 
 Mapping = t.Mapping[str, t.Any]
 
@@ -152,21 +153,14 @@ def _descheduler(run: Run, planned: t.Any) -> list[str]:
     return [f"descheduler: {chosen.get('note')}: {done}"]
 
 
-def _operand_drift(run: Run) -> str:
-    """hco mode: each operand someone changed outside HCO, field by field with who set it (HCO puts HCO's values
-    back and counts the modification: KubeVirtCRModified), and each one HCO has not created yet."""
-    entries = list(run.kubevirt.get("operand_drift") or [])
-    named = []
-    for entry in entries:
-        if entry.get("action") == "missing":
-            named.append(f"{label(entry)}: not there yet (HCO creates it)")
-            continue
-        fields = [f"{field.get('path')}" + (f" (set by {', '.join(field['managers'])})" if field.get("managers") else "")
-                  for field in (entry.get("drift") or {}).get("fields") or []]
-        named.append(f"{label(entry)}: {', '.join(fields) or 'differs'}")
-    said = f" - HCO puts back: {'; '.join(named)}" if named else ""
-    return (f"operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): "
-            f"{len(entries)}{said}")
+def _operand_drift(planned: t.Any) -> str:
+    """hco mode, apply mode: each operand someone changed outside HCO, field by field with who set it, as the plan
+    read them before any write (_site_outside_hco): HCO puts its values back and counts it (KubeVirtCRModified)."""
+    entries = planned.get("operands_edited") if isinstance(planned, t.Mapping) else None
+    if entries is None:
+        return "operands changed outside HCO: not looked for (only apply mode in hco mode reads HCO's operands)"
+    said = f" - HCO puts back: {'; '.join(outside_hco.named(entry) for entry in entries)}" if entries else ""
+    return f"operands changed outside HCO, read before any write (HCO reverts them): {len(entries)}{said}"
 
 
 def _alerts(planned: t.Any) -> str:
@@ -201,7 +195,7 @@ def report(run: Run) -> list[str]:
     out += [_release(run), f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
             _alerts(planned), *_descheduler(run, planned),
-            _operand_drift(run),
+            _operand_drift(planned),
             f"warnings: {'; '.join(warnings) if warnings else 'none'}", _requests(run),
             _operands(run, run.kubevirt.get("mode") or run.run_mode
                       or (run.config.get("render_mode") if not run.config.get("apply") else None)

@@ -235,6 +235,7 @@ def test_the_tree_synced_and_the_site_applied_make_the_same_cluster(tmp_path, em
     assert "Deployment" in kinds and "NMState" in kinds and "NodeNetworkConfigurationPolicy" in kinds
     with operators_stood_in(synced):
         sync_wave_by_wave(synced, out)
+    assert_in_sync(synced, out, rendered)
     done = site_with_operators(applied, root)
     assert done.returncode == 0, done.stdout[-3000:]
     differences = []
@@ -246,6 +247,18 @@ def test_the_tree_synced_and_the_site_applied_make_the_same_cluster(tmp_path, em
     tree = {(o["kind"], o["metadata"].get("namespace", ""), o["metadata"]["name"]) for o in rendered}
     # And the site wrote nothing the tree lacks.
     assert site_written(applied) == tree
+
+
+def assert_in_sync(plane, out: pathlib.Path, rendered: list[dict]) -> None:
+    """In sync after the first sync, by both of Argo CD's diffs. The default one compares the fields the tree sets
+    with the live object (what the API server defaulted and controllers added since is not compared): each must read
+    back as written. The server-side one (ServerSideDiff) dry-runs the tree as Argo CD's manager and compares the
+    result with the live object, as ``kubectl diff --server-side`` does: no difference."""
+    changed = [(obj["kind"], obj["metadata"]["name"]) for obj in rendered
+               if not _contains(stored(plane, obj) or {}, {k: v for k, v in obj.items() if k != "status"})]
+    assert changed == [], changed
+    diff = plane.kubectl_run("diff", "--server-side", "--field-manager=argocd-controller", "-k", str(out), check=False)
+    assert diff.returncode == 0, diff.stdout[-4000:] + diff.stderr[-2000:]
 
 
 def _described(differences: list) -> str:

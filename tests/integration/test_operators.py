@@ -140,8 +140,10 @@ class FakeVirtOperator(StandIn):
 
 class FakeNMStateOperator(StandIn):
     """Stands in for kubernetes-nmstate's operator, which does not run here: once its Deployment is rolled out (by
-    the real controllers), marks each NMState Available, as the operator does when its handler runs. The policy kinds
-    the handler brings are the harness's real CRDs, served from the start."""
+    the real controllers), marks each NMState Available, as the operator does when its handler runs, and then each
+    policy configured on its nodes, as the handler reports it (kubernetes-nmstate api/shared: the condition types
+    and SuccessfullyConfigured). The policy kinds the handler brings are the harness's real CRDs, served from the
+    start."""
 
     def __init__(self, conn: Connection) -> None:
         super().__init__()
@@ -159,6 +161,49 @@ class FakeNMStateOperator(StandIn):
                                           "lastTransitionTime": "2026-01-01T00:00:00Z", "message": ""}]}
                 self.conn.request("PATCH", f"/apis/nmstate.io/v1/nmstates/{item['metadata']['name']}/status",
                                   body={"status": status}, content_type=MERGE)
+        for item in (get(self.conn, "/apis/nmstate.io/v1/nodenetworkconfigurationpolicies") or {}).get("items") or []:
+            if not (item.get("status") or {}).get("conditions"):
+                status = {"conditions": [
+                    {"type": kind, "status": value, "reason": "SuccessfullyConfigured",
+                     "lastTransitionTime": "2026-01-01T00:00:00Z",
+                     "message": "1/1 nodes successfully configured" if kind == "Available" else ""}
+                    for kind, value in (("Available", "True"), ("Degraded", "False"), ("Progressing", "False"))]}
+                self.conn.request(
+                    "PATCH", f"/apis/nmstate.io/v1/nodenetworkconfigurationpolicies/{item['metadata']['name']}/status",
+                    body={"status": status}, content_type=MERGE)
+
+
+class FakeConditionsOperator(StandIn):
+    """Stands in for an operator that reports its operand's state in Available, Progressing and Degraded conditions
+    (cdi-operator, cluster-network-addons-operator), which cannot run here: once its Deployment is rolled out (by the
+    real controllers), marks each of its cluster-scoped operands Available at their generation, as it does once its
+    components run. ``subresource``: whether the kind's CRD has a status subresource (CDI's has none: cdi-operator
+    writes the status with the object)."""
+
+    def __init__(self, conn: Connection, deployment: str, collection: str, subresource: bool = True) -> None:
+        super().__init__()
+        self.conn, self.deployment, self.collection = conn, deployment, collection
+        self.subresource = subresource
+
+    def tick(self) -> None:
+        deployments = (get(self.conn, "/apis/apps/v1/deployments") or {}).get("items") or []
+        if not any(d["metadata"]["name"] == self.deployment
+                   and (d.get("status") or {}).get("availableReplicas", 0) >= d["spec"].get("replicas", 1)
+                   for d in deployments):
+            return
+        for item in (get(self.conn, self.collection) or {}).get("items") or []:
+            known = item.get("status") or {}
+            if known.get("conditions") and known.get("observedGeneration") in (None, item["metadata"]["generation"]):
+                continue
+            # Without the subresource a status write is a change of the object (a new generation): cdi-operator
+            # writes no observedGeneration.
+            status = {**({"observedGeneration": item["metadata"]["generation"]} if self.subresource else {}),
+                      "phase": "Deployed", "conditions": [
+                {"type": kind, "status": value, "reason": "", "message": "",
+                 "lastTransitionTime": "2026-01-01T00:00:00Z"}
+                for kind, value in (("Available", "True"), ("Progressing", "False"), ("Degraded", "False"))]}
+            where = f"{self.collection}/{item['metadata']['name']}" + ("/status" if self.subresource else "")
+            self.conn.request("PATCH", where, body={"status": status}, content_type=MERGE)
 
 
 def manifests_settings(root: pathlib.Path, namespace: str, **extra: t.Any) -> Settings:

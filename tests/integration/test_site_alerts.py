@@ -19,6 +19,10 @@ from conftest import _running_control_plane
 from test_k8s_apply import server_writes
 from test_render_playbook import ROOT, run_playbook
 
+# HCO 1.20's own code, run on an empty HyperConverged for three control-plane nodes and three workers
+# (tests/harness/hco-golden): the operands as HCO builds them.
+GOLDEN = ROOT / "tests" / "golden" / "1.20" / "001-empty-spec-kubernetes-ha.yaml"
+
 DESCHEDULER: dict[str, t.Any] = {
     "apiVersion": "operator.openshift.io/v1", "kind": "KubeDescheduler",
     "metadata": {"name": "cluster", "namespace": "openshift-kube-descheduler-operator"},
@@ -135,3 +139,40 @@ def test_standalone_mode_is_refused_before_any_write_where_hco_runs_and_owns_the
     assert ("site_mode: standalone writes the operands itself, but HCO runs on this cluster (HyperConverged "
             "kubevirt-hyperconverged/kubevirt-hyperconverged status.versions says 1.20.0)") in refused.stdout
     assert server_writes(plane, mark) == []
+
+
+def test_operands_changed_outside_hco_are_named_before_any_write_with_who_changed_them(plane, tmp_path):
+    """No HCO runs here: the test writes the HyperConverged and the operands HCO 1.20's own code built for it (its
+    custom resources and PriorityClass, under HCO's field manager), as HCO would have. Unchanged, no line; once a
+    person patches the KubeVirt, the plan names the field and who set it, before any write."""
+    golden = yaml.safe_load(GOLDEN.read_text())
+    operands = [{**operand, "metadata": {key: value for key, value in operand["metadata"].items()
+                                         if key != "ownerReferences"}}
+                for operand in golden["expect"]["operands"] if operand["kind"] not in ("Deployment", "DaemonSet")]
+    plane.kubectl_run("create", "namespace", "kubevirt-hyperconverged", check=False)
+    listed = tmp_path / "built.json"
+    listed.write_text(json.dumps({"apiVersion": "v1", "kind": "List", "items": [golden["input"], *operands]}))
+    # An earlier test's site run wrote the cluster-scoped ones: HCO takes them over.
+    plane.kubectl_run("apply", "--server-side", "--force-conflicts", "--field-manager=hyperconverged-cluster-operator",
+                      "-f", str(listed))
+    try:
+        mark = plane.audit_offset()
+        said, stdout = predicted(plane)
+        assert "KubeVirtCRModified" not in said, said
+        assert "operands changed outside HCO, read before any write (HCO reverts them): 0" in stdout
+        assert server_writes(plane, mark) == []
+
+        edit = {"spec": {"configuration": {"developerConfiguration": {"cpuAllocationRatio": 7}}}}
+        plane.kubectl_run("patch", "kubevirt", "kubevirt-kubevirt-hyperconverged", "-n", "kubevirt-hyperconverged",
+                          "--type=merge", "-p", json.dumps(edit))
+        mark = plane.audit_offset()
+        said, stdout = predicted(plane)
+        assert ("KubeVirtCRModified: KubeVirt kubevirt-hyperconverged/kubevirt-kubevirt-hyperconverged: "
+                "spec.configuration.developerConfiguration.cpuAllocationRatio (set by kubectl-patch) differs from "
+                "what HCO builds") in said, said
+        assert ("operands changed outside HCO, read before any write (HCO reverts them): 1 - HCO puts back: KubeVirt "
+                "kubevirt-hyperconverged/kubevirt-kubevirt-hyperconverged: "
+                "spec.configuration.developerConfiguration.cpuAllocationRatio (set by kubectl-patch)") in stdout
+        assert server_writes(plane, mark) == []
+    finally:
+        plane.kubectl_run("delete", "-f", str(listed), "--wait=false", check=False)

@@ -37,8 +37,9 @@ ALERTS = (
           "expression); any other beside the one HCO deploys is named too (two agents on a node fight over its "
           "swap)"),
     Alert("KubeVirtCRModified", ALL, True,
-          "compares each operand HCO owns with what HCO computes for the HyperConverged the site writes (hco mode: "
-          "the operands differing from what HCO builds, by field; HCO reverts them and counts the modification)"),
+          "reads the HyperConverged the cluster holds and each operand HCO built from it, before any write (apply "
+          "mode, hco mode), and names each field that differs from what HCO builds from that HyperConverged, with "
+          "who set it (controllers/operandhandler, handleUpdatedOperand counts what HCO overwrites)"),
     Alert("UnsupportedHCOModification", ALL, True,
           "counts the jsonpatch operations of the HyperConverged's unsafe annotations, as HCO's metric counts them"),
     Alert("HCOInstallationIncomplete", ALL, True,

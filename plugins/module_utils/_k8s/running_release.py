@@ -47,9 +47,15 @@ def _items(connection: Connection, path: str, selector: str | None = None) -> li
     return list((answer or {}).get("items") or [])
 
 
-def running(connection: Connection) -> Running | None:
-    """What the cluster runs, or None where no HCO and no KubeVirt answer."""
-    for hyperconverged in _items(connection, HYPERCONVERGEDS):
+def hyperconvergeds(connection: Connection) -> list[dict]:
+    """The cluster's HyperConvergeds (none where the kind is not served or not readable): one LIST."""
+    return _items(connection, HYPERCONVERGEDS)
+
+
+def running(connection: Connection, listed: list[dict] | None = None) -> Running | None:
+    """What the cluster runs, or None where no HCO and no KubeVirt answer. ``listed``: the HyperConvergeds, where
+    the caller has read them already."""
+    for hyperconverged in hyperconvergeds(connection) if listed is None else listed:
         for entry in (hyperconverged.get("status") or {}).get("versions") or []:
             if entry.get("name") == "operator" and entry.get("version"):
                 meta = hyperconverged.get("metadata") or {}

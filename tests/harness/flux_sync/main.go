@@ -6,7 +6,8 @@
 // Flux's own libraries: each path built by github.com/fluxcd/pkg/kustomize (the generator, which writes a
 // kustomization.yaml where a path has none, then SecureBuild), applied by github.com/fluxcd/pkg/ssa
 // (ApplyAllStaged: cluster definitions first, waited for) and waited for by ssa's kstatus poller (spec.wait: every
-// applied object; otherwise spec.healthChecks). Test tooling only: no source-controller, no dependsOn scheduling
+// applied object; otherwise spec.healthChecks), with the status readers of spec.healthCheckExprs
+// (github.com/fluxcd/pkg/runtime/cel, NewStatusReader) as kustomize-controller adds them to its poller. Test tooling only: no source-controller, no dependsOn scheduling
 // (the Kustomizations are taken in the order given, as dependsOn chains them), a failed attempt retried after
 // --retry-interval as Flux retries after spec.retryInterval.
 //
@@ -28,7 +29,9 @@ import (
 
 	"github.com/fluxcd/cli-utils/pkg/kstatus/polling"
 	"github.com/fluxcd/cli-utils/pkg/object"
+	fluxapi "github.com/fluxcd/pkg/apis/kustomize"
 	"github.com/fluxcd/pkg/kustomize"
+	fluxcel "github.com/fluxcd/pkg/runtime/cel"
 	"github.com/fluxcd/pkg/ssa"
 	"github.com/fluxcd/pkg/ssa/utils"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -117,9 +120,6 @@ func syncAll(kubeconfig, root string, files []string, retryInterval time.Duratio
 	if err != nil {
 		return err
 	}
-	poller := polling.NewStatusPoller(kubeClient, kubeClient.RESTMapper(), polling.Options{})
-	manager := ssa.NewResourceManager(kubeClient, poller, ssa.Owner{Field: "kustomize-controller",
-		Group: "kustomize.toolkit.fluxcd.io"})
 	for _, file := range files {
 		text, err := os.ReadFile(file)
 		if err != nil {
@@ -129,6 +129,25 @@ func syncAll(kubeconfig, root string, files []string, retryInterval time.Duratio
 		if err := yaml.Unmarshal(text, &kustomization.Object); err != nil {
 			return fmt.Errorf("%s: %w", file, err)
 		}
+		var spec struct {
+			Spec struct {
+				HealthCheckExprs []fluxapi.CustomHealthCheck `json:"healthCheckExprs"`
+			} `json:"spec"`
+		}
+		if err := yaml.Unmarshal(text, &spec); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		options := polling.Options{}
+		if len(spec.Spec.HealthCheckExprs) > 0 {
+			reader, err := fluxcel.NewStatusReader(spec.Spec.HealthCheckExprs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", file, err)
+			}
+			options.CustomStatusReaders = append(options.CustomStatusReaders, reader(kubeClient.RESTMapper()))
+		}
+		poller := polling.NewStatusPoller(kubeClient, kubeClient.RESTMapper(), options)
+		manager := ssa.NewResourceManager(kubeClient, poller, ssa.Owner{Field: "kustomize-controller",
+			Group: "kustomize.toolkit.fluxcd.io"})
 		var last error
 		for n := 1; n <= attempts; n++ {
 			if n > 1 {

@@ -41,3 +41,9 @@ def test_the_flux_chain_is_a_kustomization_per_stage_each_after_the_one_before()
     # Flux ignores healthChecks with wait: the instances stage checks the policies' CRD instead of waiting.
     assert "wait" not in chain[2]["spec"] and chain[2]["spec"]["healthChecks"][0]["kind"] == "CustomResourceDefinition"
     assert all(k["spec"]["wait"] is True for position, k in enumerate(chain) if position != 2)
+    # The stages whose kinds kstatus would call ready at once carry Flux's CEL checks for them (test_flux_health).
+    checked = {k["metadata"]["name"]: sorted(e["kind"] for e in k["spec"].get("healthCheckExprs") or []) for k in chain}
+    assert checked == {"virt-00-namespaces": [], "virt-01-operators": ["Subscription"], "virt-02-instances": [],
+                       "virt-03-prerequisites": ["HostPathProvisioner", "NodeNetworkConfigurationPolicy"],
+                       "virt-04-kubevirt": ["CDI", "HyperConverged", "KubeVirt", "NetworkAddonsConfig", "SSP"],
+                       "virt-05-presets": []}

@@ -43,7 +43,7 @@ def test_a_no_op_apply_says_nothing_changed_counts_every_call_and_names_the_oper
         "nodes: planned from the cluster",
         "swap plan: kubelet-limited-swap; worker1: 131072 MiB, worker3: 65536 MiB",
         "HCO alerts predicted: none",
-        "operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): 0",
+        "operands changed outside HCO: not looked for (only apply mode in hco mode reads HCO's operands)",
         "warnings: hostvars[w1]: a difference; networking: bridges[0]: a warning; hco: a warning",
         "API requests: 29 (0 writes) in 4 cluster call(s)",
         "operands: KubeVirt kv in kubevirt-hyperconverged, CDI cdi (cluster-scoped)",
@@ -156,11 +156,15 @@ def test_operands_changed_outside_hco_are_named_field_by_field_with_who_set_them
                    {"path": "spec.configuration.developerConfiguration.featureGates", "op": "change",
                     "managers": ["kubectl-edit"]},
                    {"path": "spec.workloadUpdateStrategy.batchEvictionSize", "op": "change", "managers": []}]}}
+    planned = {"operands_edited": [drifted]}
     out = report(Run(config={**APPLY, "mode": "hco"}, run_mode="hco", operands=OPERANDS,
-                     kubevirt={"mode": "hco", "operand_drift": [drifted, entry("SSP", "ssp", "missing")]}))
-    [line] = [line for line in out if line.startswith("operands differing")]
+                     results={"site_settings": planned}, kubevirt={"mode": "hco"}))
+    [line] = [line for line in out if line.startswith("operands changed outside HCO")]
     assert line == (
-        "operands differing from what HCO builds (HCO reverts them and raises KubeVirtCRModified): 2 - HCO puts back: "
+        "operands changed outside HCO, read before any write (HCO reverts them): 1 - HCO puts back: "
         "KubeVirt kubevirt-hyperconverged/kubevirt-kubevirt-hyperconverged: "
         "spec.configuration.developerConfiguration.featureGates (set by kubectl-edit), "
-        "spec.workloadUpdateStrategy.batchEvictionSize; SSP ssp: not there yet (HCO creates it)")
+        "spec.workloadUpdateStrategy.batchEvictionSize")
+    healthy = report(Run(config={**APPLY, "mode": "hco"}, run_mode="hco", operands=OPERANDS,
+                         results={"site_settings": {"operands_edited": []}}, kubevirt={"mode": "hco"}))
+    assert "operands changed outside HCO, read before any write (HCO reverts them): 0" in healthy
