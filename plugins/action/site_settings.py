@@ -16,6 +16,7 @@ from ansible.utils.vars import load_extra_vars
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s import in_cluster
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.report import requests_made
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._operators.bundles import Rendered
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _argocd_health as argocd_health
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_alerts as site_alerts
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_descheduler as site_descheduler
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils import _site_fleet as fleet
@@ -307,7 +308,10 @@ class ActionModule(ControllerAction):
                       operands_edited=list(edited.entries) if apply and hco_mode else None,
                       descheduler={"object": descheduler.object, "note": descheduler.note} if descheduler else None)
         if not apply:
-            result.update(tree=render_tree(values, plan, operators, descheduler.object if descheduler else None),
+            result.update(tree={**render_tree(values, plan, operators, descheduler.object if descheduler else None),
+                                # A cluster alone: Argo CD's health checks beside its tree (a fleet's go to its
+                                # root once, site_fleet).
+                                "argocd": [argocd_health.config_map()] if in_fleet is None else []},
                           operators={"lines": list(operators.lines), "notes": list(operators.notes)})
         if live.requests:
             result["requests"] = requests_made(live.connection) if live.connection else live.requests

@@ -31,7 +31,7 @@ CALLS = ("site_settings", "site_cluster", "operators_result", "prerequisites_del
          "hyperconverged_standalone", "hyperconverged_preset_applied", "hyperconverged_preset_deleted",
          "hyperconverged_deleted", "site_descheduler_applied")
 SWAP_NODES_SHOWN = 6   # nodes named one by one in the swap plan's line
-RESULTS = frozenset(CALLS + KUBEVIRT)   # the names a Run's results may hold
+RESULTS = frozenset((*CALLS, *KUBEVIRT, "site_argocd_written"))   # the names a Run's results may hold
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,6 +153,17 @@ def _descheduler(run: Run, planned: t.Any) -> list[str]:
     return [f"descheduler: {chosen.get('note')}: {done}"]
 
 
+def _argocd(run: Run) -> list[str]:
+    """A cluster alone: where Argo CD's health checks for its tree's kinds went (a fleet's: its own summary)."""
+    written = run.results.get("site_argocd_written")
+    if not isinstance(written, t.Mapping) or written.get("skipped") or not written.get("files"):
+        return []
+    would = " would be" if run.check_mode else ""
+    line = (f"Argo CD health checks (argocd-cm keys to merge into Argo CD's cluster): "
+            f"{written.get('dest')}/{written['files'][0]}, {len(written.get('written') or [])}{would} written")
+    return [line]
+
+
 def _operand_drift(planned: t.Any) -> str:
     """hco mode, apply mode: each operand someone changed outside HCO, field by field with who set it, as the plan
     read them before any write (_site_outside_hco): HCO puts its values back and counts it (KubeVirtCRModified)."""
@@ -192,6 +203,7 @@ def report(run: Run) -> list[str]:
          *(run.config.get("removal_kept") or [])]))
     if not run.config.get("apply") and run.config.get("render_mode"):
         out.append(f"rendered for {run.config['render_mode']} mode: {run.config.get('render_mode_reason')}")
+        out += _argocd(run)
     out += [_release(run), f"operators: {_operators(run)}", f"nodes: planned from {run.config.get('nodes_from') or 'the inventory'}",
             _swap(run),
             _alerts(planned), *_descheduler(run, planned),

@@ -330,5 +330,5 @@ INTERNAL = frozenset({
     "site_hyperconverged", "site_kubevirt", "site_kubevirt_rendered", "site_missing", "site_nodes", "site_plan",
     "site_plan_kubeconfigs", "site_prereqs", "site_reads", "site_render", "site_run_mode", "site_settings",
     "site_unchecked", "site_workload", "site_written", "site_summary", "site_batch_config",
-    "site_descheduler_applied",
+    "site_descheduler_applied", "site_argocd_written",
 })

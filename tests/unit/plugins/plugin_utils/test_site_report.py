@@ -168,3 +168,15 @@ def test_operands_changed_outside_hco_are_named_field_by_field_with_who_set_them
     healthy = report(Run(config={**APPLY, "mode": "hco"}, run_mode="hco", operands=OPERANDS,
                          results={"site_settings": {"operands_edited": []}}, kubevirt={"mode": "hco"}))
     assert "operands changed outside HCO, read before any write (HCO reverts them): 0" in healthy
+
+
+def test_a_cluster_rendered_alone_names_where_its_argo_cd_health_checks_went():
+    written = {"dest": "/srv/gitops/virt/argocd", "files": ["configmap-argocd-argocd-cm.yaml"],
+               "written": ["configmap-argocd-argocd-cm.yaml"], "unchanged": [], "removed": []}
+    config = {"apply": False, "render_mode": "standalone", "render_mode_reason": "site_mode is standalone"}
+    out = report(Run(config=config, results={"site_argocd_written": written}, operands=OPERANDS))
+    assert ("Argo CD health checks (argocd-cm keys to merge into Argo CD's cluster): "
+            "/srv/gitops/virt/argocd/configmap-argocd-argocd-cm.yaml, 1 written") in out
+    # In a fleet the task is skipped (the fleet's root has them): no line.
+    skipped = report(Run(config=config, results={"site_argocd_written": {"skipped": True}}, operands=OPERANDS))
+    assert not [line for line in skipped if line.startswith("Argo CD health checks")]
