@@ -93,6 +93,9 @@ class ControlPlane:
     priority_and_fairness: bool = False
     # kube-controller-manager, kube-scheduler and kwok (off: a bare API server, where nothing acts on what is written).
     controllers: bool = False
+    # MutatingAdmissionPolicy served (beta in 1.34, off by default): a test's stand-in for an operator's mutating
+    # webhook, which cannot run here.
+    admission_policies: bool = False
     controller_manager_pid: int = 0
     scheduler_pid: int = 0
     kwok_pid: int = 0
@@ -210,6 +213,8 @@ class ControlPlane:
             f"--audit-policy-file={self.workdir / 'audit-policy.yaml'}",
             f"--audit-log-path={self.audit_log}", "--audit-log-format=json", "--audit-log-mode=blocking",
             "--v=0",
+            *(["--feature-gates=MutatingAdmissionPolicy=true",
+               "--runtime-config=admissionregistration.k8s.io/v1beta1=true"] if self.admission_policies else []),
         ], "kube-apiserver.log")
         self.save()
         _wait(self.ready, 180, "kube-apiserver", self.workdir / "kube-apiserver.log",

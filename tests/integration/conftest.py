@@ -34,16 +34,18 @@ def _unavailable(reason: str) -> None:
 
 @contextlib.contextmanager
 def _running_control_plane(tmp_path_factory: pytest.TempPathFactory, controllers: bool = False,
-                           nodes: t.Sequence[dict[str, t.Any]] = ()) -> t.Iterator[ControlPlane]:
-    """A started control plane with the CRDs (with ``controllers``, its controllers, kwok and ``nodes``), stopped
-    when the block ends."""
+                           nodes: t.Sequence[dict[str, t.Any]] = (),
+                           admission_policies: bool = False) -> t.Iterator[ControlPlane]:
+    """A started control plane with the CRDs (with ``controllers``, its controllers, kwok and ``nodes``; with
+    ``admission_policies``, MutatingAdmissionPolicy served), stopped when the block ends."""
     if shutil.which("go") is None and not os.environ.get("VIRTINFRA_HARNESS_CACHE"):
         _unavailable("Go is not installed, so kube-apiserver and etcd cannot be built")
     try:
         bindir = build()
     except subprocess.CalledProcessError as exc:
         _unavailable(f"building the control plane failed ({exc})")
-    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir, controllers=controllers)
+    plane = ControlPlane(tmp_path_factory.mktemp("control-plane"), bindir, controllers=controllers,
+                         admission_policies=admission_policies)
     try:
         # The CRDs come with a copy of a seed etcd (harness/etcd_seed.py) instead of being installed again.
         start_with_crds(plane)
