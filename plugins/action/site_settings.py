@@ -183,6 +183,24 @@ def predicted_alerts(values: t.Mapping[str, t.Any], plan: t.Any, hosts: t.Sequen
                                inputs=live.alerts, edited=edited.entries)
 
 
+def findings(values: t.Mapping[str, t.Any], plan: t.Any, hosts: t.Sequence[t.Mapping[str, t.Any]], live: t.Any,
+             apply: bool, descheduler: t.Any, operators: Rendered, alone: bool) -> tuple[dict[str, t.Any], list[str]]:
+    """What the plan tells beyond itself: the HCO alerts and the operands edited outside HCO (read before any
+    write), the KubeDescheduler site_descheduler writes and, in render mode, the tree; and their warnings."""
+    hco_mode = hco_mode_of(values, live, apply)
+    edited = edited_outside_hco(values, hosts, live, hco_mode)
+    found: dict[str, t.Any] = {
+        "alerts": predicted_alerts(values, plan, hosts, live, hco_mode, edited),
+        "operands_edited": list(edited.entries) if apply and hco_mode else None,
+        "descheduler": {"object": descheduler.object, "note": descheduler.note} if descheduler else None}
+    if not apply:
+        # A cluster alone gets Argo CD's health checks beside its tree (a fleet's go to its root once, site_fleet).
+        found["tree"] = {**render_tree(values, plan, operators, descheduler.object if descheduler else None),
+                         "argocd": [argocd_health.config_map()] if alone else []}
+        found["operators"] = {"lines": list(operators.lines), "notes": list(operators.notes)}
+    return found, list(edited.warnings)
+
+
 class ActionModule(ControllerAction):
     ARGUMENT_SPEC: t.ClassVar[dict[str, t.Any]] = {
         "nodes": {"type": "list", "elements": "dict", "default": []},
@@ -302,20 +320,11 @@ class ActionModule(ControllerAction):
                   "expanded": plan.expanded, "render": plan.render,
                   "reads": site_reads(values["state"], removal_spec, plan),
                   "msg": f"{'apply' if apply else 'render'} mode - {reason}"}
-        hco_mode = hco_mode_of(values, live, apply)
-        edited = edited_outside_hco(values, hosts, live, hco_mode)
-        result.update(alerts=predicted_alerts(values, plan, hosts, live, hco_mode, edited),
-                      operands_edited=list(edited.entries) if apply and hco_mode else None,
-                      descheduler={"object": descheduler.object, "note": descheduler.note} if descheduler else None)
-        if not apply:
-            result.update(tree={**render_tree(values, plan, operators, descheduler.object if descheduler else None),
-                                # A cluster alone: Argo CD's health checks beside its tree (a fleet's go to its
-                                # root once, site_fleet).
-                                "argocd": [argocd_health.config_map()] if in_fleet is None else []},
-                          operators={"lines": list(operators.lines), "notes": list(operators.notes)})
+        told, told_warnings = findings(values, plan, hosts, live, apply, descheduler, operators, in_fleet is None)
+        result.update(told)
         if live.requests:
             result["requests"] = requests_made(live.connection) if live.connection else live.requests
-        warnings = [*live.warnings, *edited.warnings, *chosen.warnings, *node_warnings, *plan.warnings, *fleet_warnings,
+        warnings = [*live.warnings, *told_warnings, *chosen.warnings, *node_warnings, *plan.warnings, *fleet_warnings,
                     *(self.fleet_warnings() if cluster and apply else [])]
         if warnings:
             result["warnings"] = warnings
