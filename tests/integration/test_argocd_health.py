@@ -16,17 +16,14 @@ import subprocess
 import typing as t
 
 import pytest
-from test_render_playbook import ROOT
+from harness.go_tools import built
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._argocd_health import HEALTH
 
 
 @pytest.fixture(scope="module")
 def vm() -> pathlib.Path:
-    built = subprocess.run([str(ROOT / "tests" / "harness" / "build-argocd-health")], capture_output=True, text=True,
-                           check=False, timeout=1800)
-    assert built.returncode == 0, built.stderr[-3000:]
-    return pathlib.Path(built.stdout.strip())
+    return built("build-argocd-health")
 
 
 def judge(vm: pathlib.Path, script: str, objects: list[dict[str, t.Any]]) -> list[dict[str, str]]:

@@ -15,8 +15,8 @@ import subprocess
 import typing as t
 
 import pytest
+from harness.go_tools import built
 from test_argocd_health import SAMPLES
-from test_render_playbook import ROOT
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._flux_health import EXPRESSIONS, health_check_exprs
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops_fleet import HEALTH_EXPRESSIONS
@@ -28,10 +28,7 @@ AS_FLUX = {"Healthy": "Current", "Progressing": "InProgress", "Suspended": "InPr
 
 @pytest.fixture(scope="module")
 def reader() -> pathlib.Path:
-    built = subprocess.run([str(ROOT / "tests" / "harness" / "build-flux-health")], capture_output=True, text=True,
-                           check=False, timeout=1800)
-    assert built.returncode == 0, built.stderr[-3000:]
-    return pathlib.Path(built.stdout.strip())
+    return built("build-flux-health")
 
 
 def judge(reader: pathlib.Path, exprs: list[dict[str, str]], objects: list[dict[str, t.Any]]) -> list[dict[str, str]]:

@@ -18,6 +18,7 @@ import subprocess
 
 import pytest
 import yaml
+from harness.go_tools import built
 from test_gitops_tree import guide_files, render, stored
 from test_operators import FakeConditionsOperator, connect
 from test_render_playbook import ROOT
@@ -25,7 +26,6 @@ from test_site_operators import operator_settings, operators_stood_in, release_d
 
 from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._gitops import FOLDERS
 
-HARNESS = ROOT / "tests" / "harness"
 # What `flux bootstrap --path=clusters/prod` commits: Flux's components (stood for by their Namespace) and the sync
 # objects whose Kustomization reconciles ./clusters/prod.
 GOTK_SYNC = """\
@@ -43,10 +43,7 @@ spec: {interval: 10m0s, path: ./clusters/prod, prune: true, sourceRef: {kind: Gi
 
 @pytest.fixture(scope="module")
 def flux_sync() -> pathlib.Path:
-    built = subprocess.run([str(HARNESS / "build-flux-sync")], capture_output=True, text=True, check=False,
-                           timeout=1800)
-    assert built.returncode == 0, built.stderr[-3000:]
-    return pathlib.Path(built.stdout.strip())
+    return built("build-flux-sync")
 
 
 def bootstrap_repository(repo: pathlib.Path) -> list[pathlib.Path]:
