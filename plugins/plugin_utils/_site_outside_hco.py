@@ -21,6 +21,7 @@ import typing as t
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._common.errors import CollectionError
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.apply import Applier, Options
 from ansible_collections.virtinfra.hyperconverged.plugins.module_utils._k8s.client import Connection
+from ansible_collections.virtinfra.hyperconverged.plugins.plugin_utils._site_summary import field_said, label
 
 WORKLOADS = frozenset({"Deployment", "DaemonSet"})
 
@@ -73,7 +74,5 @@ def changed(connection: Connection, built: t.Callable[[dict[str, t.Any]], t.Sequ
 
 
 def named(entry: t.Mapping[str, t.Any]) -> str:
-    where = f"{entry.get('namespace')}/" if entry.get("namespace") else ""
-    fields = [f"{field.get('path')}" + (f" (set by {', '.join(field['managers'])})" if field.get("managers") else "")
-              for field in (entry.get("drift") or {}).get("fields") or []]
-    return f"{entry.get('kind')} {where}{entry.get('name')}: {', '.join(fields) or 'differs'}"
+    fields = [field_said(field) for field in (entry.get("drift") or {}).get("fields") or []]
+    return f"{label(entry)}: {', '.join(fields) or 'differs'}"

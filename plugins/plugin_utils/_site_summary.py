@@ -31,6 +31,12 @@ def label(entry: t.Mapping[str, t.Any]) -> str:
     return f"{entry.get('kind')} {where}{entry.get('name')}"
 
 
+def field_said(field: t.Mapping[str, t.Any]) -> str:
+    """A drifted field with the managers that set it, as the summary names it."""
+    by = f" (set by {', '.join(field['managers'])})" if field.get("managers") else ""
+    return f"{field.get('path')}{by}"
+
+
 def _some(items: t.Sequence[str]) -> str:
     shown = ", ".join(items[:SHOWN])
     return shown + (f" and {len(items) - SHOWN} more" if len(items) > SHOWN else "")
@@ -58,8 +64,7 @@ def stage(name: str, results: t.Sequence[t.Any]) -> Stage:
         total += int(result.get("drift_total") or 0)
         for obj in result.get("objects") or []:
             for field in (obj.get("drift") or {}).get("fields") or []:
-                by = f" (set by {', '.join(field['managers'])})" if field.get("managers") else ""
-                drift.append(f"{label(obj)}: {field.get('path')}{by}")
+                drift.append(f"{label(obj)}: {field_said(field)}")
     return Stage(name, "failed" if failed else "done", tuple(dict.fromkeys(written)), tuple(drift), total)
 
 
