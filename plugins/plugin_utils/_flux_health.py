@@ -8,8 +8,9 @@ Progressing and Degraded, and OLM a state or a phase, so kstatus calls each Curr
 stage starts before the operator has done anything.
 
 kustomize-controller evaluates them with github.com/fluxcd/pkg/runtime/cel (StatusEvaluator.Evaluate): a stale
-observedGeneration first, then inProgress, failed, current; none true is InProgress (so no inProgress is needed). An object without a status yet
-cannot be evaluated (``status`` is unbound) and reads Unknown, which a wait keeps polling: not ready, as wanted.
+observedGeneration first, then inProgress, failed, current; none true is InProgress (so no inProgress is needed).
+An object without a status yet cannot be evaluated (``status`` is unbound) and reads Unknown, which a wait keeps
+polling: not ready, as wanted.
 The same judgement as the Argo CD checks (_argocd_health.py): Degraded wins over Progressing, then Available.
 PRIVATE; no Ansible imports.
 """
@@ -45,11 +46,7 @@ EXPRESSIONS: dict[tuple[str, str], dict[str, str]] = {
 }
 
 
-def health_check_exprs(kinds: t.Collection[tuple[str, str]] | None = None) -> list[dict[str, str]]:
-    """spec.healthCheckExprs for the kinds given by (group, kind) (every one without), in a stable order."""
-    chosen = []
-    for (api_version, kind), exprs in EXPRESSIONS.items():
-        group = api_version.rsplit("/", 1)[0] if "/" in api_version else ""
-        if kinds is None or (group, kind) in kinds:
-            chosen.append({"apiVersion": api_version, "kind": kind, **exprs})
-    return chosen
+def health_check_exprs(kinds: t.Collection[tuple[str, str]]) -> list[dict[str, str]]:
+    """spec.healthCheckExprs for the kinds given by (group, kind), in a stable order."""
+    return [{"apiVersion": api_version, "kind": kind, **exprs} for (api_version, kind), exprs in EXPRESSIONS.items()
+            if (api_version.rpartition("/")[0], kind) in kinds]
