@@ -7,9 +7,9 @@
 // kustomization.yaml where a path has none, then SecureBuild), applied by github.com/fluxcd/pkg/ssa
 // (ApplyAllStaged: cluster definitions first, waited for) and waited for by ssa's kstatus poller (spec.wait: every
 // applied object; otherwise spec.healthChecks), with the status readers of spec.healthCheckExprs
-// (github.com/fluxcd/pkg/runtime/cel, NewStatusReader) as kustomize-controller adds them to its poller. Test tooling only: no source-controller, no dependsOn scheduling
-// (the Kustomizations are taken in the order given, as dependsOn chains them), a failed attempt retried after
-// --retry-interval as Flux retries after spec.retryInterval.
+// (github.com/fluxcd/pkg/runtime/cel, NewStatusReader) as kustomize-controller adds them to its poller. Test
+// tooling only: no source-controller, no dependsOn scheduling (the Kustomizations are taken in the order given, as
+// dependsOn chains them), a failed attempt retried after --retry-interval as Flux retries after spec.retryInterval.
 //
 //	flux-sync build ROOT PATH                  print the objects Flux builds for PATH (relative to ROOT)
 //	flux-sync [--timeout D] [--attempts N] [--retry-interval D] sync KUBECONFIG ROOT FILE...
